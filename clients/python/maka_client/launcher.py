@@ -1,0 +1,119 @@
+"""Start the service pair locally and stop it cleanly: ``python -m maka_client.launcher``.
+
+The resource service starts first; once it listens, the kernel starts pointed at it. Ctrl-C
+(or SIGTERM) stops the kernel first, then the resource service, each through its own graceful
+shutdown. If either service dies, the other is stopped too and the launcher exits non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+LISTENING = re.compile(r"(maka-\w+) listening on (\S+:\d+)")
+
+
+class ServiceChild:
+    def __init__(self, name: str, process: asyncio.subprocess.Process) -> None:
+        self.name = name
+        self.process = process
+        self.address: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self.pump = asyncio.ensure_future(self._pump())
+
+    async def _pump(self) -> None:
+        assert self.process.stderr is not None
+        async for raw in self.process.stderr:
+            line = raw.decode(errors="replace")
+            sys.stderr.write(line)
+            match = LISTENING.search(line)
+            if match and not self.address.done():
+                self.address.set_result(match.group(2))
+        if not self.address.done():
+            self.address.set_exception(RuntimeError(f"{self.name} exited before listening"))
+
+    async def stop(self) -> int:
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.send_signal(signal.SIGTERM)
+        code = await self.process.wait()
+        await self.pump
+        return code
+
+
+async def start(name: str, module: str, args: Sequence[str]) -> ServiceChild:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        module,
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    return ServiceChild(name, process)
+
+
+async def run(options: argparse.Namespace) -> int:
+    common = ["--data-dir", str(options.data_dir)] if options.data_dir else []
+    common += ["--log-level", options.log_level]
+    children: list[ServiceChild] = []
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        resource = await start(
+            "maka-resource",
+            "resource_service.server",
+            ["--listen", options.resource_listen, *common],
+        )
+        children.append(resource)
+        resource_address = await resource.address
+        kernel = await start(
+            "maka-kernel",
+            "kernel_service.server",
+            ["--listen", options.kernel_listen, "--resource-address", resource_address, *common],
+        )
+        children.append(kernel)
+        kernel_address = await kernel.address
+        print(
+            f"Maka Runtime is up: kernel {kernel_address}, resource {resource_address}. "
+            "Press Ctrl-C to stop.",
+            flush=True,
+        )
+        exited = [asyncio.ensure_future(child.process.wait()) for child in children]
+        stopper = asyncio.ensure_future(stop.wait())
+        done, _ = await asyncio.wait([stopper, *exited], return_when=asyncio.FIRST_COMPLETED)
+        stopper.cancel()
+        failed = stopper not in done
+    except RuntimeError as error:
+        print(f"maka: {error}", file=sys.stderr)
+        failed = True
+    codes = [await child.stop() for child in reversed(children)]
+    if failed or any(codes):
+        return 1
+    print("Maka Runtime stopped.", flush=True)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="maka-up", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--kernel-listen", default=os.environ.get("MAKA_KERNEL_LISTEN", "127.0.0.1:50051")
+    )
+    parser.add_argument(
+        "--resource-listen", default=os.environ.get("MAKA_RESOURCE_LISTEN", "127.0.0.1:50052")
+    )
+    parser.add_argument("--data-dir", type=Path, default=None, help="default: per-user data dir")
+    parser.add_argument("--log-level", default="info")
+    return asyncio.run(run(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

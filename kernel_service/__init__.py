@@ -1,0 +1,1 @@
+"""Maka Runtime kernel service."""

@@ -1,0 +1,1 @@
+"""gRPC adapters of the kernel service: convert protobuf and domain, map errors."""

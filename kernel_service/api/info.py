@@ -1,0 +1,32 @@
+"""``GetServerInfo``: what this process is (a cheap unary RPC for probes and load baselines)."""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+
+from google.protobuf import timestamp_pb2
+from maka.kernel.v1 import kernel_pb2
+
+from maka_common.server import ServerHost
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("maka-runtime")
+    except metadata.PackageNotFoundError:  # running from a plain checkout
+        return "0+unknown"
+
+
+def server_info(host: ServerHost) -> kernel_pb2.GetServerInfoResponse:
+    started = timestamp_pb2.Timestamp()
+    started.FromNanoseconds(int(host.started_at * 1e9))
+    return kernel_pb2.GetServerInfoResponse(
+        service=host.name,
+        version=package_version(),
+        listen_address=host.listen_address,
+        data_dir=str(host.config.service_data_dir),
+        started_at=started,
+        draining=host.draining,
+        pid=os.getpid(),
+    )

@@ -1,0 +1,163 @@
+"""Command-line flags and environment variables shared by both services.
+
+Every setting has a flag and environment names; precedence is flag, then
+``MAKA_<SERVICE>_<NAME>`` (e.g. ``MAKA_KERNEL_LISTEN``), then ``MAKA_<NAME>``, then the
+default. Values from the environment are validated exactly like flags. A bad value exits with
+status 2 and one line on stderr naming the setting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import platformdirs
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+class OneLineArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are a single line: ``prog: error: message``."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(2)
+
+
+def listen_address(value: str) -> str:
+    """Validate ``HOST:PORT`` (IPv6 hosts in brackets); the port may be 0 for any free port."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}")
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(f"port must be a number from 0 to 65535, got {port!r}")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise argparse.ArgumentTypeError(f"an IPv6 host needs brackets, e.g. [::1]:{port}")
+    return value
+
+
+def target_address(value: str) -> str:
+    """Validate an address to dial: ``HOST:PORT`` with a non-zero port."""
+    listen_address(value)
+    if value.rpartition(":")[2] == "0":
+        raise argparse.ArgumentTypeError(f"cannot dial port 0 in {value!r}")
+    return value
+
+
+def positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {value!r}") from None
+    if not 0 <= seconds <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {value!r}")
+    return seconds
+
+
+def default_data_dir() -> Path:
+    """The per-user data directory (``~/.local/share/maka-runtime`` on Linux)."""
+    return Path(platformdirs.user_data_dir("maka-runtime", appauthor=False))
+
+
+@dataclass(frozen=True)
+class CommonConfig:
+    """Settings every service has."""
+
+    service: str
+    listen: str
+    data_dir: Path
+    log_level: str
+    shutdown_grace: float
+
+    @property
+    def service_data_dir(self) -> Path:
+        """Each service keeps its own storage root below the shared data directory."""
+        return self.data_dir / self.service
+
+
+class SettingsParser:
+    """Builds a service's parser, reading defaults from the environment."""
+
+    def __init__(
+        self,
+        *,
+        service: str,
+        description: str,
+        default_port: int,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.service = service
+        self.env = dict(os.environ if env is None else env)
+        self.parser = OneLineArgumentParser(prog=f"maka-{service}", description=description)
+        self.add(
+            "listen",
+            type=listen_address,
+            default=f"127.0.0.1:{default_port}",
+            metavar="HOST:PORT",
+            help="address to serve on; port 0 picks a free port (reported in the log)",
+        )
+        self.add(
+            "data-dir",
+            type=Path,
+            default=str(default_data_dir()),
+            metavar="DIR",
+            help=f"data directory; this service owns DIR/{service}",
+        )
+        self.add("log-level", choices=LOG_LEVELS, default="info", help="logging verbosity")
+        self.add(
+            "shutdown-grace",
+            type=positive_seconds,
+            default="10",
+            metavar="SECONDS",
+            help="how long a shutdown lets running work finish before stopping it",
+        )
+
+    def env_names(self, name: str) -> tuple[str, str]:
+        key = name.upper().replace("-", "_")
+        return f"MAKA_{self.service.upper()}_{key}", f"MAKA_{key}"
+
+    def add(
+        self,
+        name: str,
+        *,
+        default: str,
+        help: str,
+        type: Callable[[str], Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Add ``--name`` whose default comes from the environment when set there."""
+        specific, generic = self.env_names(name)
+        value = self.env.get(specific, self.env.get(generic, default))
+        source = specific if specific in self.env else generic if generic in self.env else None
+        if source is not None and type is not None:
+            try:
+                type(value)
+            except (argparse.ArgumentTypeError, ValueError) as error:
+                self.parser.error(f"{source}: {error}")
+        choices = kwargs.get("choices")
+        if source is not None and choices is not None and value not in choices:
+            self.parser.error(f"{source}: invalid choice {value!r} (choose from {choices})")
+        if type is not None:
+            kwargs["type"] = type
+        self.parser.add_argument(
+            f"--{name}",
+            default=value,
+            help=f"{help} (env {specific} or {generic}; default %(default)s)",
+            **kwargs,
+        )
+
+    def parse(self, argv: Sequence[str] | None) -> tuple[CommonConfig, argparse.Namespace]:
+        ns = self.parser.parse_args(argv)
+        common = CommonConfig(
+            service=self.service,
+            listen=ns.listen,
+            data_dir=Path(ns.data_dir).expanduser().resolve(),
+            log_level=ns.log_level,
+            shutdown_grace=float(ns.shutdown_grace),
+        )
+        return common, ns

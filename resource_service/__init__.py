@@ -1,0 +1,1 @@
+"""Maka Runtime resource service."""

@@ -1,0 +1,1 @@
+"""gRPC adapters of the resource service: convert protobuf and domain, map errors."""

@@ -1,0 +1,15 @@
+"""Suite-wide fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A fresh data directory for one service pair."""
+    path = tmp_path / "data"
+    path.mkdir()
+    return path

@@ -1,0 +1,67 @@
+"""The launcher behind ``./dev up``: starts the pair, wires the kernel to the resource service,
+stops both on Ctrl-C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
+
+from tests.support.processes import wait_for_exit
+
+UP = re.compile(r"kernel (\S+), resource (\S+)\.")
+
+
+def test_launcher_starts_both_and_stops_both_on_ctrl_c(data_dir: Path) -> None:
+    launcher = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "maka_client.launcher",
+            "--kernel-listen",
+            "127.0.0.1:0",
+            "--resource-listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            str(data_dir),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert launcher.stdout is not None
+        banner = launcher.stdout.readline()
+        match = UP.search(banner)
+        assert match, banner
+        kernel, resource = match.groups()
+        pids = []
+        for address in (kernel, resource):
+            with grpc.insecure_channel(address) as channel:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=10
+                )
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        with grpc.insecure_channel(kernel) as channel:
+            info = kernel_pb2_grpc.KernelServiceStub(channel).GetServerInfo(
+                kernel_pb2.GetServerInfoRequest(), timeout=10
+            )
+            pids.append(info.pid)
+        assert (data_dir / "kernel").is_dir() and (data_dir / "resource").is_dir()
+        launcher.send_signal(signal.SIGINT)
+        out, err = launcher.communicate(timeout=30)
+        assert launcher.returncode == 0, err
+        assert "Maka Runtime stopped." in out
+        assert "maka-kernel stopped" in err and "maka-resource stopped" in err
+        assert all(wait_for_exit(pid, timeout=5) for pid in pids)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+            launcher.communicate()
