@@ -4,8 +4,8 @@
     python scripts/gen_protos.py --check  # exit 1 if the checked-in code is stale
 
 Output: ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (stubs and servicers) and their typed
-``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and ``maka.resource.v1`` import as
-regular packages.
+``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and
+``maka.resource.v1`` import as regular packages.
 """
 
 from __future__ import annotations
