@@ -1,7 +1,11 @@
-"""Regenerate the Python protocol package from ``protos/`` (the one codegen command).
+"""Regenerate the code made from ``protos/`` (the one codegen command).
 
-    python scripts/gen_protos.py          # write gen/python/maka/**
+    python scripts/gen_protos.py          # write gen/python/maka/** (and clients/go/gen/**)
     python scripts/gen_protos.py --check  # exit 1 if the checked-in code is stale
+
+Go code is made by ``buf generate`` with the pinned protoc-gen-go plugins that ``./dev``
+installs under ``.tools/``; without them (no Go toolchain) only the Python code is made, unless
+``--require-go`` is given (as in CI).
 
 Output: ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (stubs and servicers) and their typed
 ``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and
@@ -12,7 +16,9 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from importlib import resources
@@ -23,6 +29,9 @@ from grpc_tools import protoc
 ROOT = Path(__file__).resolve().parent.parent
 PROTOS = ROOT / "protos"
 OUT = ROOT / "gen" / "python"
+GO_OUT = Path("clients") / "go" / "gen"
+TOOLS = ROOT / ".tools"
+GO_TEMPLATE = PROTOS / "buf.gen.go.yaml"
 BIN = Path(sys.executable).parent
 HEADER = '"""Generated from protos/ by scripts/gen_protos.py. Do not edit."""\n'
 
@@ -31,6 +40,7 @@ def generate(out: Path) -> None:
     sources = sorted(p.relative_to(PROTOS).as_posix() for p in PROTOS.rglob("*.proto"))
     if not sources:
         raise SystemExit("no .proto files under protos/")
+    out.mkdir(parents=True, exist_ok=True)
     include = str(resources.files("grpc_tools") / "_proto")
     args = [
         "grpc_tools.protoc",
@@ -56,6 +66,34 @@ def generate(out: Path) -> None:
     (out / "maka" / "py.typed").write_text("")
 
 
+def go_tools() -> dict[str, Path] | None:
+    tools = {
+        "buf": TOOLS / "node_modules" / ".bin" / "buf",
+        "protoc-gen-go": TOOLS / "bin" / "protoc-gen-go",
+        "protoc-gen-go-grpc": TOOLS / "bin" / "protoc-gen-go-grpc",
+    }
+    return tools if all(path.exists() for path in tools.values()) else None
+
+
+def generate_go(base: Path, tools: dict[str, Path]) -> None:
+    """Write the Go code under ``base / clients/go/gen``."""
+    env = {**os.environ, "PATH": f"{TOOLS / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    subprocess.run(
+        [
+            str(tools["buf"]),
+            "generate",
+            str(PROTOS),
+            "--template",
+            str(GO_TEMPLATE),
+            "-o",
+            str(base),
+        ],
+        check=True,
+        env=env,
+        cwd=ROOT,
+    )
+
+
 def snapshot(root: Path) -> dict[str, Path]:
     return {
         p.relative_to(root).as_posix(): p
@@ -66,30 +104,50 @@ def snapshot(root: Path) -> dict[str, Path]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail if gen/python is stale")
+    parser.add_argument("--check", action="store_true", help="fail if generated code is stale")
+    parser.add_argument("--require-go", action="store_true", help="fail without the Go tools")
     args = parser.parse_args()
+    tools = go_tools()
+    if tools is None:
+        if args.require_go:
+            print("Go code generators are missing under .tools/ (run ./dev setup-go)")
+            return 1
+        print("note: Go tools not installed; Go code not regenerated")
     if args.check:
+        stale: list[str] = []
         with tempfile.TemporaryDirectory() as tmp:
-            generate(Path(tmp))
-            fresh, current = snapshot(Path(tmp)), snapshot(OUT)
-            stale = sorted(
-                name
-                for name in fresh.keys() | current.keys()
-                if name not in fresh
-                or name not in current
-                or not filecmp.cmp(fresh[name], current[name], shallow=False)
-            )
+            generate(Path(tmp) / "python")
+            stale += compare(Path(tmp) / "python", OUT)
+            if tools is not None:
+                generate_go(Path(tmp) / "go", tools)
+                stale += compare(Path(tmp) / "go" / GO_OUT, ROOT / GO_OUT)
         if stale:
             print("generated code is stale; run ./dev gen and commit:", *stale, sep="\n  ")
             return 1
-        print(f"generated code is up to date ({len(fresh)} files)")
+        print("generated code is up to date")
         return 0
     if (OUT / "maka").exists():
         shutil.rmtree(OUT / "maka")
     OUT.mkdir(parents=True, exist_ok=True)
     generate(OUT)
     print(f"generated {len(snapshot(OUT))} files under {OUT.relative_to(ROOT)}")
+    if tools is not None:
+        if (ROOT / GO_OUT).exists():
+            shutil.rmtree(ROOT / GO_OUT)
+        generate_go(ROOT, tools)
+        print(f"generated {len(snapshot(ROOT / GO_OUT))} files under {GO_OUT}")
     return 0
+
+
+def compare(fresh_root: Path, current_root: Path) -> list[str]:
+    fresh, current = snapshot(fresh_root), snapshot(current_root)
+    return sorted(
+        str(current_root.relative_to(ROOT) / name)
+        for name in fresh.keys() | current.keys()
+        if name not in fresh
+        or name not in current
+        or not filecmp.cmp(fresh[name], current[name], shallow=False)
+    )
 
 
 if __name__ == "__main__":

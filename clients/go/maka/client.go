@@ -1,0 +1,68 @@
+// Package maka is a small Go client for Maka Runtime: it dials the kernel and resource
+// services and reads the structured detail (google.rpc.ErrorInfo) of their errors.
+package maka
+
+import (
+	"errors"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
+	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
+)
+
+// Client holds one connection to each service.
+type Client struct {
+	kernelConn   *grpc.ClientConn
+	resourceConn *grpc.ClientConn
+	Kernel       kernelv1.KernelServiceClient
+	Resource     resourcev1.ResourceServiceClient
+}
+
+// Dial connects to the kernel and resource services (plaintext, loopback deployments).
+func Dial(kernelAddress, resourceAddress string) (*Client, error) {
+	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
+	kernelConn, err := grpc.NewClient(kernelAddress, creds)
+	if err != nil {
+		return nil, err
+	}
+	resourceConn, err := grpc.NewClient(resourceAddress, creds)
+	if err != nil {
+		kernelConn.Close()
+		return nil, err
+	}
+	return &Client{
+		kernelConn:   kernelConn,
+		resourceConn: resourceConn,
+		Kernel:       kernelv1.NewKernelServiceClient(kernelConn),
+		Resource:     resourcev1.NewResourceServiceClient(resourceConn),
+	}, nil
+}
+
+// Close closes both connections.
+func (c *Client) Close() error {
+	return errors.Join(c.kernelConn.Close(), c.resourceConn.Close())
+}
+
+// ErrorInfo returns the google.rpc.ErrorInfo attached to a failed call, or nil.
+func ErrorInfo(err error) *errdetails.ErrorInfo {
+	st, ok := status.FromError(err)
+	if !ok {
+		return nil
+	}
+	for _, detail := range st.Details() {
+		if info, ok := detail.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
+
+// KernelConn is the kernel connection, for other services on it (health, reflection).
+func (c *Client) KernelConn() *grpc.ClientConn { return c.kernelConn }
+
+// ResourceConn is the resource connection, for other services on it (health, reflection).
+func (c *Client) ResourceConn() *grpc.ClientConn { return c.resourceConn }
