@@ -1,0 +1,138 @@
+"""Typed exceptions built from a failed call's status and ``google.rpc.ErrorInfo``.
+
+::
+
+    MakaError                       any failed call; .code .reason .domain .metadata
+    ├── InvalidRequestError         INVALID_REQUEST       your request is malformed (.field)
+    ├── NotFoundError               NOT_FOUND             no such session / run / request
+    ├── ConflictError               OPERATION_CONFLICT    state forbids it now (someone holds it)
+    │   ├── AlreadyResolvedError    ALREADY_RESOLVED      the request was answered already
+    │   └── SessionBusyError        SESSION_BUSY          another turn runs (.metadata["turn_id"])
+    ├── SessionArchivedError        SESSION_ARCHIVED
+    ├── SessionQuarantinedError     SESSION_QUARANTINED   a stopped run has not settled
+    ├── DrainingError               HOST_DRAINING         the service is shutting down
+    ├── ResourceExhaustedError      RESOURCE_EXHAUSTED    a limit (live runs, PTYs)
+    ├── UnavailableError            (no reason)           transport: not reachable, deadline
+    └── ServerError                 PERSISTENCE_FAILED, INTERNAL_FAILURE, anything else
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import grpc
+
+from maka_common.status import error_info
+
+
+class MakaError(Exception):
+    """A call failed; the status code, reason and detail say why."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: grpc.StatusCode,
+        reason: str = "",
+        domain: str = "",
+        metadata: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.reason = reason
+        self.domain = domain
+        self.metadata = dict(metadata or {})
+
+    @property
+    def field(self) -> str | None:
+        """The offending request field, when the server named one."""
+        return self.metadata.get("field")
+
+    def __repr__(self) -> str:
+        name = type(self).__name__
+        return f"{name}({self.message!r}, code={self.code.name}, reason={self.reason!r})"
+
+
+class InvalidRequestError(MakaError):
+    pass
+
+
+class NotFoundError(MakaError):
+    pass
+
+
+class ConflictError(MakaError):
+    pass
+
+
+class AlreadyResolvedError(ConflictError):
+    pass
+
+
+class SessionBusyError(ConflictError):
+    pass
+
+
+class SessionArchivedError(MakaError):
+    pass
+
+
+class SessionQuarantinedError(MakaError):
+    pass
+
+
+class DrainingError(MakaError):
+    pass
+
+
+class ResourceExhaustedError(MakaError):
+    pass
+
+
+class UnavailableError(MakaError):
+    pass
+
+
+class ServerError(MakaError):
+    pass
+
+
+BY_REASON: dict[str, type[MakaError]] = {
+    "INVALID_REQUEST": InvalidRequestError,
+    "NOT_FOUND": NotFoundError,
+    "OPERATION_CONFLICT": ConflictError,
+    "ALREADY_RESOLVED": AlreadyResolvedError,
+    "SESSION_BUSY": SessionBusyError,
+    "SESSION_ARCHIVED": SessionArchivedError,
+    "SESSION_QUARANTINED": SessionQuarantinedError,
+    "HOST_DRAINING": DrainingError,
+    "RESOURCE_EXHAUSTED": ResourceExhaustedError,
+}
+
+BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {
+    grpc.StatusCode.INVALID_ARGUMENT: InvalidRequestError,
+    grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.ABORTED: ConflictError,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
+    grpc.StatusCode.UNAVAILABLE: UnavailableError,
+    grpc.StatusCode.DEADLINE_EXCEEDED: UnavailableError,
+}
+
+
+def from_rpc_error(error: grpc.RpcError) -> MakaError:
+    """Translate a failed call into the matching :class:`MakaError` subclass."""
+    code = error.code() if hasattr(error, "code") else grpc.StatusCode.UNKNOWN
+    message = error.details() if hasattr(error, "details") else str(error)
+    info = error_info(error)
+    if info is not None and info.reason in BY_REASON:
+        kind = BY_REASON[info.reason]
+    else:
+        kind = BY_CODE.get(code, ServerError)
+    return kind(
+        message or code.name,
+        code=code,
+        reason=info.reason if info else "",
+        domain=info.domain if info else "",
+        metadata=dict(info.metadata) if info else None,
+    )
