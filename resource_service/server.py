@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
 
-from maka_common.config import CommonConfig, SettingsParser
+from maka_common.config import CommonConfig, SettingsParser, positive_seconds
 from maka_common.server import ServerHost, StartupError, run_main
 from maka_common.storage_root import (
     RootOwner,
@@ -17,10 +19,25 @@ from maka_common.storage_root import (
     acquire_root_owner,
     resolve_storage_root,
 )
+from resource_service.api import convert
+from resource_service.api.connections import ConnectionRegistry
 from resource_service.api.info import server_info
+from resource_service.api.servicer import ResourceServicer
+from resource_service.core import (
+    DrainReport,
+    HostRuntimeResourceCoordinator,
+    ResourceError,
+    SessionAdmissionGate,
+    ShellRunConfig,
+    ShellRunProcessManager,
+    StandaloneSessionDirectory,
+)
+from resource_service.store import SqliteShellRunStore
 
 DEFAULT_PORT = 50052
 SERVICE_NAME = resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name
+
+log = logging.getLogger("maka.resource")
 
 
 @dataclass(frozen=True)
@@ -28,6 +45,17 @@ class ResourceConfig:
     """Every setting of ``maka-resource`` (flags and environment, see ``--help``)."""
 
     common: CommonConfig
+    shell: ShellRunConfig
+
+
+def _limit(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+    if not 1 <= number <= 100_000:
+        raise argparse.ArgumentTypeError(f"expected 1 to 100000, got {value!r}")
+    return number
 
 
 def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
@@ -36,20 +64,56 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         description="Maka Runtime resource service: shell runs over pipes and PTYs.",
         default_port=DEFAULT_PORT,
     )
-    common, _ = settings.parse(argv)
-    return ResourceConfig(common=common)
+    defaults = ShellRunConfig()
+    settings.add(
+        "max-live-runs",
+        type=_limit,
+        default=str(defaults.max_live_runs),
+        metavar="N",
+        help="most runs live at once; more starts are RESOURCE_EXHAUSTED",
+    )
+    settings.add(
+        "max-live-ptys",
+        type=_limit,
+        default=str(defaults.max_live_ptys),
+        metavar="N",
+        help="most PTY runs live at once",
+    )
+    settings.add(
+        "termination-grace",
+        type=positive_seconds,
+        default=str(defaults.termination_grace),
+        metavar="SECONDS",
+        help="between SIGTERM and SIGKILL when a run is stopped, times out or is drained",
+    )
+    common, ns = settings.parse(argv)
+    shell = ShellRunConfig(
+        max_live_runs=int(ns.max_live_runs),
+        max_live_ptys=int(ns.max_live_ptys),
+        termination_grace=float(ns.termination_grace),
+    )
+    return ResourceConfig(common=common, shell=shell)
 
 
-class _Servicer(resource_pb2_grpc.ResourceServiceServicer):
-    def __init__(self, host: ServerHost) -> None:
-        self._host = host
+class _Residencies:
+    """Counts active background runs (each holds one token until it ends)."""
 
-    async def GetServerInfo(
-        self,
-        request: resource_pb2.GetServerInfoRequest,
-        context: grpc.aio.ServicerContext[Any, Any],
-    ) -> resource_pb2.GetServerInfoResponse:
-        return server_info(self._host)
+    def __init__(self) -> None:
+        self.active = 0
+
+    def acquire(self) -> _Residency:
+        self.active += 1
+        return _Residency(self)
+
+
+class _Residency:
+    def __init__(self, owner: _Residencies) -> None:
+        self._owner: _Residencies | None = owner
+
+    def release(self) -> None:
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            owner.active -= 1
 
 
 class ResourceService:
@@ -61,6 +125,14 @@ class ResourceService:
         self.config = config
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
+        self._store: SqliteShellRunStore | None = None
+        self._manager: ShellRunProcessManager | None = None
+        self._coordinator: HostRuntimeResourceCoordinator | None = None
+        self._connections: ConnectionRegistry | None = None
+        self._residencies = _Residencies()
+        self._closing = asyncio.Event()
+        self._failed = False
+        self._background: set[asyncio.Task[None]] = set()
 
     async def open(self, host: ServerHost) -> None:
         self._host = host
@@ -69,17 +141,92 @@ class ResourceService:
             self._owner = acquire_root_owner(root)
         except (StorageRootError, OSError) as error:
             raise StartupError(str(error)) from error
+        try:
+            self._store = await SqliteShellRunStore.open(self._owner.lease)
+            self._manager = await ShellRunProcessManager.open(
+                store=self._store, config=self.config.shell
+            )
+        except (ResourceError, OSError) as error:
+            await self.close()
+            raise StartupError(f"cannot open the shell-run store: {error}") from error
+        recovery = self._manager.recovery
+        if recovery is not None and recovery.orphaned:
+            log.warning(
+                "orphaned %d run(s) of a previous process; killed %d leftover process(es)",
+                len(recovery.orphaned),
+                len(recovery.killed_pids),
+            )
+        self._coordinator = HostRuntimeResourceCoordinator(
+            manager=self._manager,
+            admission=SessionAdmissionGate(StandaloneSessionDirectory()),
+            acquire_residency=self._residencies.acquire,
+            request_drain=self._fail_stop,
+        )
+        self._connections = ConnectionRegistry(self._coordinator)
 
     def register(self, server: grpc.aio.Server) -> None:
-        assert self._host is not None
-        resource_pb2_grpc.add_ResourceServiceServicer_to_server(_Servicer(self._host), server)
+        assert self._host is not None and self._coordinator is not None
+        assert self._connections is not None
+        host = self._host
+        servicer = ResourceServicer(
+            coordinator=self._coordinator,
+            connections=self._connections,
+            server_info=lambda: server_info(host),
+            shutdown=self._shutdown_rpc,
+            closing=self._closing,
+        )
+        resource_pb2_grpc.add_ResourceServiceServicer_to_server(servicer, server)
 
-    async def drain(self, grace: float) -> None:
-        return None
+    async def _shutdown_rpc(self) -> resource_pb2.ShutdownResponse:
+        assert self._host is not None and self._coordinator is not None
+        # Refuse new starts before this call yields: the host first reports NOT_SERVING.
+        self._coordinator.begin_drain()
+        response: resource_pb2.ShutdownResponse = await self._host.shutdown("Shutdown RPC")
+        return response
+
+    async def drain(self, grace: float) -> resource_pb2.ShutdownResponse:
+        """Refuse new runs, drop controllers, cancel live runs; wait up to *grace*."""
+        assert self._coordinator is not None and self._manager is not None
+        self._coordinator.begin_drain()
+        unfinished = 0
+        try:
+            report = await asyncio.wait_for(asyncio.shield(self._coordinator.close()), grace)
+        except TimeoutError:
+            unfinished = self._manager.live_counts()[0]
+            report = DrainReport()
+            log.warning("%d run(s) still ending after the %.1f s grace period", unfinished, grace)
+        self._closing.set()
+        log.info(
+            "drained: %s; %d unfinished; %d lost",
+            dict(report.ended) or "no live runs",
+            unfinished,
+            report.lost,
+        )
+        return convert.drain_to_proto(report, unfinished=unfinished)
 
     async def close(self) -> None:
+        self._closing.set()
+        if self._coordinator is not None:
+            await self._coordinator.close()
+        if self._manager is not None:
+            await self._manager.close()
+        if self._store is not None:
+            await self._store.close()
         if self._owner is not None:
             self._owner.close()
+
+    def _fail_stop(self, reason: str) -> None:
+        """State was lost or an invariant broke: stop serving and drain (once)."""
+        if self._failed:
+            return
+        self._failed = True
+        log.error("fail-stop: %s; reporting NOT_SERVING and draining", reason)
+        if self._coordinator is not None:
+            self._coordinator.begin_drain()
+        if self._host is not None:
+            task = asyncio.get_running_loop().create_task(self._host.set_serving(False))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

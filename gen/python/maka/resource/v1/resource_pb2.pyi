@@ -3,9 +3,12 @@
 isort:skip_file
 The resource service: shell runs over pipes and PTYs for the agent."""
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,6 +19,128 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _RunStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RunStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RunStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RUN_STATUS_UNSPECIFIED: _RunStatus.ValueType  # 0
+    """Not set (never sent by the server)."""
+    RUN_STATUS_STARTING: _RunStatus.ValueType  # 1
+    """Recorded, process not yet started."""
+    RUN_STATUS_RUNNING: _RunStatus.ValueType  # 2
+    """The process is running."""
+    RUN_STATUS_COMPLETED: _RunStatus.ValueType  # 3
+    """It exited with code 0."""
+    RUN_STATUS_FAILED: _RunStatus.ValueType  # 4
+    """It exited with another code, was killed by a signal, or could not start."""
+    RUN_STATUS_TIMED_OUT: _RunStatus.ValueType  # 5
+    """Its timeout expired; exit code 124, message "Command timed out after N ms"."""
+    RUN_STATUS_CANCELLED: _RunStatus.ValueType  # 6
+    """It was stopped or drained; exit code 130, message "Command cancelled"."""
+    RUN_STATUS_ORPHANED: _RunStatus.ValueType  # 7
+    """The service restarted while it was active; its processes were killed."""
+
+class RunStatus(_RunStatus, metaclass=_RunStatusEnumTypeWrapper):
+    """RunStatus is where a run is in its life. STARTING and RUNNING are active; the rest are
+    terminal and never change again.
+    """
+
+RUN_STATUS_UNSPECIFIED: RunStatus.ValueType  # 0
+"""Not set (never sent by the server)."""
+RUN_STATUS_STARTING: RunStatus.ValueType  # 1
+"""Recorded, process not yet started."""
+RUN_STATUS_RUNNING: RunStatus.ValueType  # 2
+"""The process is running."""
+RUN_STATUS_COMPLETED: RunStatus.ValueType  # 3
+"""It exited with code 0."""
+RUN_STATUS_FAILED: RunStatus.ValueType  # 4
+"""It exited with another code, was killed by a signal, or could not start."""
+RUN_STATUS_TIMED_OUT: RunStatus.ValueType  # 5
+"""Its timeout expired; exit code 124, message "Command timed out after N ms"."""
+RUN_STATUS_CANCELLED: RunStatus.ValueType  # 6
+"""It was stopped or drained; exit code 130, message "Command cancelled"."""
+RUN_STATUS_ORPHANED: RunStatus.ValueType  # 7
+"""The service restarted while it was active; its processes were killed."""
+Global___RunStatus: _TypeAlias = RunStatus  # noqa: Y015
+
+class _RunMode:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RunModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RunMode.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RUN_MODE_UNSPECIFIED: _RunMode.ValueType  # 0
+    """Not set (never sent by the server)."""
+    RUN_MODE_PIPES: _RunMode.ValueType  # 1
+    """stdout and stderr on pipes, stdin /dev/null."""
+    RUN_MODE_PTY: _RunMode.ValueType  # 2
+    """A pseudo-terminal, rendered by a terminal emulator."""
+
+class RunMode(_RunMode, metaclass=_RunModeEnumTypeWrapper):
+    """RunMode is how a run's output is connected."""
+
+RUN_MODE_UNSPECIFIED: RunMode.ValueType  # 0
+"""Not set (never sent by the server)."""
+RUN_MODE_PIPES: RunMode.ValueType  # 1
+"""stdout and stderr on pipes, stdin /dev/null."""
+RUN_MODE_PTY: RunMode.ValueType  # 2
+"""A pseudo-terminal, rendered by a terminal emulator."""
+Global___RunMode: _TypeAlias = RunMode  # noqa: Y015
+
+class _RunKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RunKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RunKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RUN_KIND_UNSPECIFIED: _RunKind.ValueType  # 0
+    """Not set (never sent by the server)."""
+    RUN_KIND_FOREGROUND: _RunKind.ValueType  # 1
+    """RunForeground: the caller waited for it."""
+    RUN_KIND_BACKGROUND: _RunKind.ValueType  # 2
+    """StartBackground: it returned at once."""
+
+class RunKind(_RunKind, metaclass=_RunKindEnumTypeWrapper):
+    """RunKind says how the run was started."""
+
+RUN_KIND_UNSPECIFIED: RunKind.ValueType  # 0
+"""Not set (never sent by the server)."""
+RUN_KIND_FOREGROUND: RunKind.ValueType  # 1
+"""RunForeground: the caller waited for it."""
+RUN_KIND_BACKGROUND: RunKind.ValueType  # 2
+"""StartBackground: it returned at once."""
+Global___RunKind: _TypeAlias = RunKind  # noqa: Y015
+
+class _OutputStream:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _OutputStreamEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_OutputStream.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    OUTPUT_STREAM_UNSPECIFIED: _OutputStream.ValueType  # 0
+    """Not set (never sent by the server)."""
+    OUTPUT_STREAM_STDOUT: _OutputStream.ValueType  # 1
+    """Standard output of a pipes run."""
+    OUTPUT_STREAM_STDERR: _OutputStream.ValueType  # 2
+    """Standard error of a pipes run."""
+    OUTPUT_STREAM_PTY: _OutputStream.ValueType  # 3
+    """The terminal of a PTY run (stdout and stderr together, as a terminal shows them)."""
+
+class OutputStream(_OutputStream, metaclass=_OutputStreamEnumTypeWrapper):
+    """OutputStream names where an output chunk came from."""
+
+OUTPUT_STREAM_UNSPECIFIED: OutputStream.ValueType  # 0
+"""Not set (never sent by the server)."""
+OUTPUT_STREAM_STDOUT: OutputStream.ValueType  # 1
+"""Standard output of a pipes run."""
+OUTPUT_STREAM_STDERR: OutputStream.ValueType  # 2
+"""Standard error of a pipes run."""
+OUTPUT_STREAM_PTY: OutputStream.ValueType  # 3
+"""The terminal of a PTY run (stdout and stderr together, as a terminal shows them)."""
+Global___OutputStream: _TypeAlias = OutputStream  # noqa: Y015
 
 @_typing.final
 class GetServerInfoRequest(_message.Message):
@@ -81,3 +206,1341 @@ class GetServerInfoResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetServerInfoResponse: _TypeAlias = GetServerInfoResponse  # noqa: Y015
+
+@_typing.final
+class PipesOutput(_message.Message):
+    """PipesOutput is the retained output of a pipes run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STDOUT_FIELD_NUMBER: _builtins.int
+    STDERR_FIELD_NUMBER: _builtins.int
+    STDOUT_TRUNCATED_FIELD_NUMBER: _builtins.int
+    STDERR_TRUNCATED_FIELD_NUMBER: _builtins.int
+    stdout: _builtins.str
+    """The last 1 MiB of standard output, decoded as UTF-8 (invalid bytes replaced)."""
+    stderr: _builtins.str
+    """The last 1 MiB of standard error, decoded the same way."""
+    stdout_truncated: _builtins.bool
+    """True when older standard output was dropped."""
+    stderr_truncated: _builtins.bool
+    """True when older standard error was dropped."""
+    def __init__(
+        self,
+        *,
+        stdout: _builtins.str = ...,
+        stderr: _builtins.str = ...,
+        stdout_truncated: _builtins.bool = ...,
+        stderr_truncated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stderr", b"stderr", "stderr_truncated", b"stderr_truncated", "stdout", b"stdout", "stdout_truncated", b"stdout_truncated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PipesOutput: _TypeAlias = PipesOutput  # noqa: Y015
+
+@_typing.final
+class Screen(_message.Message):
+    """Screen is a PTY run's terminal as a terminal emulator renders it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLS_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    SCROLLBACK_FIELD_NUMBER: _builtins.int
+    CURSOR_ROW_FIELD_NUMBER: _builtins.int
+    CURSOR_COL_FIELD_NUMBER: _builtins.int
+    CURSOR_VISIBLE_FIELD_NUMBER: _builtins.int
+    ALTERNATE_SCREEN_FIELD_NUMBER: _builtins.int
+    cols: _builtins.int
+    """Width in columns."""
+    rows: _builtins.int
+    """Height in rows."""
+    cursor_row: _builtins.int
+    """Cursor row, from 0 at the top."""
+    cursor_col: _builtins.int
+    """Cursor column, from 0 at the left."""
+    cursor_visible: _builtins.bool
+    """False when the program hid the cursor."""
+    alternate_screen: _builtins.bool
+    """True while a full-screen program uses the alternate screen."""
+    @_builtins.property
+    def lines(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The visible rows, top to bottom, trailing blanks removed."""
+
+    @_builtins.property
+    def scrollback(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Rows that scrolled off the top, oldest first (at most 500 by default)."""
+
+    def __init__(
+        self,
+        *,
+        cols: _builtins.int = ...,
+        rows: _builtins.int = ...,
+        lines: _abc.Iterable[_builtins.str] | None = ...,
+        scrollback: _abc.Iterable[_builtins.str] | None = ...,
+        cursor_row: _builtins.int = ...,
+        cursor_col: _builtins.int = ...,
+        cursor_visible: _builtins.bool = ...,
+        alternate_screen: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alternate_screen", b"alternate_screen", "cols", b"cols", "cursor_col", b"cursor_col", "cursor_row", b"cursor_row", "cursor_visible", b"cursor_visible", "lines", b"lines", "rows", b"rows", "scrollback", b"scrollback"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Screen: _TypeAlias = Screen  # noqa: Y015
+
+@_typing.final
+class Run(_message.Message):
+    """Run is one shell run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REF_FIELD_NUMBER: _builtins.int
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    SOURCE_TURN_ID_FIELD_NUMBER: _builtins.int
+    SOURCE_TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    TIMEOUT_MS_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    REVISION_FIELD_NUMBER: _builtins.int
+    CHANGE_SEQ_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    UPDATED_AT_FIELD_NUMBER: _builtins.int
+    STARTED_AT_FIELD_NUMBER: _builtins.int
+    ENDED_AT_FIELD_NUMBER: _builtins.int
+    EXIT_CODE_FIELD_NUMBER: _builtins.int
+    SIGNAL_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    PID_FIELD_NUMBER: _builtins.int
+    DURATION_MS_FIELD_NUMBER: _builtins.int
+    PIPES_FIELD_NUMBER: _builtins.int
+    SCREEN_FIELD_NUMBER: _builtins.int
+    ref: _builtins.str
+    """The run's reference, maka://runtime/background-tasks/<id>."""
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    source_turn_id: _builtins.str
+    """The turn that asked for the run, if any."""
+    source_tool_call_id: _builtins.str
+    """The tool call that asked for the run, if any."""
+    kind: Global___RunKind.ValueType
+    """Foreground or background."""
+    mode: Global___RunMode.ValueType
+    """Pipes or PTY."""
+    command: _builtins.str
+    """The command, run with `bash -c`."""
+    cwd: _builtins.str
+    """The working directory."""
+    timeout_ms: _builtins.int
+    """The timeout that applies, in milliseconds; unset for a background run without one."""
+    status: Global___RunStatus.ValueType
+    """Where the run is in its life."""
+    revision: _builtins.int
+    """1 when created, one more for each change."""
+    change_seq: _builtins.int
+    """The service-wide change counter when this revision was stored (see WatchRuns)."""
+    exit_code: _builtins.int
+    """The exit code (124 timed out, 130 cancelled, 128+N killed by signal N); unset while active
+    and when the process never started or was orphaned.
+    """
+    signal: _builtins.int
+    """The signal that ended the process, if one did."""
+    message: _builtins.str
+    """Why the run ended the way it did (timeout, cancellation, orphaning, start failure)."""
+    pid: _builtins.int
+    """The process id of the run's leader; 0 if it never started."""
+    duration_ms: _builtins.int
+    """ended_at - started_at in milliseconds, once both are known."""
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the run was recorded."""
+
+    @_builtins.property
+    def updated_at(self) -> _timestamp_pb2.Timestamp:
+        """When this revision was made."""
+
+    @_builtins.property
+    def started_at(self) -> _timestamp_pb2.Timestamp:
+        """When the process started; unset if it never did."""
+
+    @_builtins.property
+    def ended_at(self) -> _timestamp_pb2.Timestamp:
+        """When the run ended; unset while active."""
+
+    @_builtins.property
+    def pipes(self) -> Global___PipesOutput:
+        """The output of a pipes run."""
+
+    @_builtins.property
+    def screen(self) -> Global___Screen:
+        """The screen of a PTY run."""
+
+    def __init__(
+        self,
+        *,
+        ref: _builtins.str = ...,
+        session_id: _builtins.str = ...,
+        source_turn_id: _builtins.str = ...,
+        source_tool_call_id: _builtins.str = ...,
+        kind: Global___RunKind.ValueType = ...,
+        mode: Global___RunMode.ValueType = ...,
+        command: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+        timeout_ms: _builtins.int | None = ...,
+        status: Global___RunStatus.ValueType = ...,
+        revision: _builtins.int = ...,
+        change_seq: _builtins.int = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        updated_at: _timestamp_pb2.Timestamp | None = ...,
+        started_at: _timestamp_pb2.Timestamp | None = ...,
+        ended_at: _timestamp_pb2.Timestamp | None = ...,
+        exit_code: _builtins.int | None = ...,
+        signal: _builtins.int | None = ...,
+        message: _builtins.str = ...,
+        pid: _builtins.int = ...,
+        duration_ms: _builtins.int | None = ...,
+        pipes: Global___PipesOutput | None = ...,
+        screen: Global___Screen | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms", "_exit_code", b"_exit_code", "_signal", b"_signal", "_timeout_ms", b"_timeout_ms", "created_at", b"created_at", "duration_ms", b"duration_ms", "ended_at", b"ended_at", "exit_code", b"exit_code", "output", b"output", "pipes", b"pipes", "screen", b"screen", "signal", b"signal", "started_at", b"started_at", "timeout_ms", b"timeout_ms", "updated_at", b"updated_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms", "_exit_code", b"_exit_code", "_signal", b"_signal", "_timeout_ms", b"_timeout_ms", "change_seq", b"change_seq", "command", b"command", "created_at", b"created_at", "cwd", b"cwd", "duration_ms", b"duration_ms", "ended_at", b"ended_at", "exit_code", b"exit_code", "kind", b"kind", "message", b"message", "mode", b"mode", "output", b"output", "pid", b"pid", "pipes", b"pipes", "ref", b"ref", "revision", b"revision", "screen", b"screen", "session_id", b"session_id", "signal", b"signal", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "started_at", b"started_at", "status", b"status", "timeout_ms", b"timeout_ms", "updated_at", b"updated_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__duration_ms: _TypeAlias = _typing.Literal["duration_ms"]  # noqa: Y015
+    _WhichOneofArgType__duration_ms: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms"]  # noqa: Y015
+    _WhichOneofReturnType__exit_code: _TypeAlias = _typing.Literal["exit_code"]  # noqa: Y015
+    _WhichOneofArgType__exit_code: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code"]  # noqa: Y015
+    _WhichOneofReturnType__signal: _TypeAlias = _typing.Literal["signal"]  # noqa: Y015
+    _WhichOneofArgType__signal: _TypeAlias = _typing.Literal["_signal", b"_signal"]  # noqa: Y015
+    _WhichOneofReturnType__timeout_ms: _TypeAlias = _typing.Literal["timeout_ms"]  # noqa: Y015
+    _WhichOneofArgType__timeout_ms: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms"]  # noqa: Y015
+    _WhichOneofReturnType_output: _TypeAlias = _typing.Literal["pipes", "screen"]  # noqa: Y015
+    _WhichOneofArgType_output: _TypeAlias = _typing.Literal["output", b"output"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__duration_ms) -> _WhichOneofReturnType__duration_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__exit_code) -> _WhichOneofReturnType__exit_code | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__signal) -> _WhichOneofReturnType__signal | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__timeout_ms) -> _WhichOneofReturnType__timeout_ms | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_output) -> _WhichOneofReturnType_output | None: ...
+
+Global___Run: _TypeAlias = Run  # noqa: Y015
+
+@_typing.final
+class OutputChunk(_message.Message):
+    """OutputChunk is bytes read from a run's output. Reads are numbered per run from 1 without
+    gaps; when a reader lags, one message may carry several consecutive reads of one stream.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    STREAM_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The number of the (last) read in this message; resume after it to lose nothing and repeat
+    nothing.
+    """
+    stream: Global___OutputStream.ValueType
+    """Which stream the bytes came from."""
+    data: _builtins.bytes
+    """The bytes, exactly as the program wrote them."""
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        stream: Global___OutputStream.ValueType = ...,
+        data: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "sequence", b"sequence", "stream", b"stream"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OutputChunk: _TypeAlias = OutputChunk  # noqa: Y015
+
+@_typing.final
+class OutputGap(_message.Message):
+    """OutputGap says that chunks first_sequence..last_sequence were dropped before this reader got
+    them (it fell more than the replay buffer behind); the run's retained output still has the tail.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    first_sequence: _builtins.int
+    """The first sequence that was dropped."""
+    last_sequence: _builtins.int
+    """The last sequence that was dropped."""
+    def __init__(
+        self,
+        *,
+        first_sequence: _builtins.int = ...,
+        last_sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_sequence", b"first_sequence", "last_sequence", b"last_sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OutputGap: _TypeAlias = OutputGap  # noqa: Y015
+
+@_typing.final
+class TerminalSize(_message.Message):
+    """TerminalSize is a PTY's size."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLS_FIELD_NUMBER: _builtins.int
+    ROWS_FIELD_NUMBER: _builtins.int
+    cols: _builtins.int
+    """Columns, 2 to 240."""
+    rows: _builtins.int
+    """Rows, 1 to 100."""
+    def __init__(
+        self,
+        *,
+        cols: _builtins.int = ...,
+        rows: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cols", b"cols", "rows", b"rows"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TerminalSize: _TypeAlias = TerminalSize  # noqa: Y015
+
+@_typing.final
+class OpenConnectionRequest(_message.Message):
+    """OpenConnectionRequest describes the client (for logs)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CLIENT_NAME_FIELD_NUMBER: _builtins.int
+    client_name: _builtins.str
+    """A name for the client, e.g. "maka-cli"; optional."""
+    def __init__(
+        self,
+        *,
+        client_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_name", b"client_name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenConnectionRequest: _TypeAlias = OpenConnectionRequest  # noqa: Y015
+
+@_typing.final
+class OpenConnectionResponse(_message.Message):
+    """OpenConnectionResponse is sent once, at the start of the stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONNECTION_ID_FIELD_NUMBER: _builtins.int
+    connection_id: _builtins.str
+    """The connection's id: pass it as connection_id to the controller RPCs."""
+    def __init__(
+        self,
+        *,
+        connection_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connection_id", b"connection_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___OpenConnectionResponse: _TypeAlias = OpenConnectionResponse  # noqa: Y015
+
+@_typing.final
+class RunForegroundRequest(_message.Message):
+    """RunForegroundRequest asks for a foreground run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class EnvEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    ENV_FIELD_NUMBER: _builtins.int
+    TIMEOUT_MS_FIELD_NUMBER: _builtins.int
+    SOURCE_TURN_ID_FIELD_NUMBER: _builtins.int
+    SOURCE_TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
+    PTY_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    command: _builtins.str
+    """The command, run with `bash -c`; must not be empty."""
+    cwd: _builtins.str
+    """An absolute working directory; empty means the session's directory (the user's home
+    directory when the service runs without a kernel).
+    """
+    timeout_ms: _builtins.int
+    """Timeout in milliseconds, 1 to 600000 (10 minutes); unset means 120000 (2 minutes)."""
+    source_turn_id: _builtins.str
+    """The turn that asks for the run, if any."""
+    source_tool_call_id: _builtins.str
+    """The tool call that asks for the run, if any."""
+    pty: _builtins.bool
+    """Must be false: foreground runs use pipes. Start a background run to get a PTY."""
+    @_builtins.property
+    def env(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Environment variables set on top of the service's environment."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        command: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+        env: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        timeout_ms: _builtins.int | None = ...,
+        source_turn_id: _builtins.str = ...,
+        source_tool_call_id: _builtins.str = ...,
+        pty: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__timeout_ms: _TypeAlias = _typing.Literal["timeout_ms"]  # noqa: Y015
+    _WhichOneofArgType__timeout_ms: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__timeout_ms) -> _WhichOneofReturnType__timeout_ms | None: ...
+
+Global___RunForegroundRequest: _TypeAlias = RunForegroundRequest  # noqa: Y015
+
+@_typing.final
+class RunForegroundResponse(_message.Message):
+    """RunForegroundResponse is one event of a foreground run: output chunks, then the result."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OUTPUT_FIELD_NUMBER: _builtins.int
+    GAP_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def output(self) -> Global___OutputChunk:
+        """Output as it is read."""
+
+    @_builtins.property
+    def gap(self) -> Global___OutputGap:
+        """Output this reader missed (it read too slowly); the result still has the tails."""
+
+    @_builtins.property
+    def result(self) -> Global___Run:
+        """The final state of the run; always the last message."""
+
+    def __init__(
+        self,
+        *,
+        output: Global___OutputChunk | None = ...,
+        gap: Global___OutputGap | None = ...,
+        result: Global___Run | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "gap", b"gap", "output", b"output", "result", b"result"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "gap", b"gap", "output", b"output", "result", b"result"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["output", "gap", "result"]  # noqa: Y015
+    _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
+
+Global___RunForegroundResponse: _TypeAlias = RunForegroundResponse  # noqa: Y015
+
+@_typing.final
+class StartBackgroundRequest(_message.Message):
+    """StartBackgroundRequest asks for a background run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class EnvEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    ENV_FIELD_NUMBER: _builtins.int
+    TIMEOUT_MS_FIELD_NUMBER: _builtins.int
+    SOURCE_TURN_ID_FIELD_NUMBER: _builtins.int
+    SOURCE_TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
+    PTY_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    command: _builtins.str
+    """The command, run with `bash -c`; must not be empty."""
+    cwd: _builtins.str
+    """An absolute working directory; empty means the session's directory."""
+    timeout_ms: _builtins.int
+    """Timeout in milliseconds, 1 to 86400000 (24 hours); unset means none."""
+    source_turn_id: _builtins.str
+    """The turn that asks for the run, if any."""
+    source_tool_call_id: _builtins.str
+    """The tool call that asks for the run, if any."""
+    pty: _builtins.bool
+    """Run on a PTY (TERM=xterm-256color, the size set before the program starts)."""
+    @_builtins.property
+    def env(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Environment variables set on top of the service's environment."""
+
+    @_builtins.property
+    def size(self) -> Global___TerminalSize:
+        """The PTY's size; unset means 80x24. Ignored for pipes runs."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        command: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+        env: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        timeout_ms: _builtins.int | None = ...,
+        source_turn_id: _builtins.str = ...,
+        source_tool_call_id: _builtins.str = ...,
+        pty: _builtins.bool = ...,
+        size: Global___TerminalSize | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "size", b"size", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "size", b"size", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__timeout_ms: _TypeAlias = _typing.Literal["timeout_ms"]  # noqa: Y015
+    _WhichOneofArgType__timeout_ms: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__timeout_ms) -> _WhichOneofReturnType__timeout_ms | None: ...
+
+Global___StartBackgroundRequest: _TypeAlias = StartBackgroundRequest  # noqa: Y015
+
+@_typing.final
+class StartBackgroundResponse(_message.Message):
+    """StartBackgroundResponse carries the started run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run(self) -> Global___Run:
+        """The run: ref, status (normally RUNNING) and mode."""
+
+    def __init__(
+        self,
+        *,
+        run: Global___Run | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartBackgroundResponse: _TypeAlias = StartBackgroundResponse  # noqa: Y015
+
+@_typing.final
+class GetRunRequest(_message.Message):
+    """GetRunRequest names a run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    ref: _builtins.str
+    """The run's reference."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ref", b"ref", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRunRequest: _TypeAlias = GetRunRequest  # noqa: Y015
+
+@_typing.final
+class GetRunResponse(_message.Message):
+    """GetRunResponse carries the run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run(self) -> Global___Run:
+        """The run as of now."""
+
+    def __init__(
+        self,
+        *,
+        run: Global___Run | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRunResponse: _TypeAlias = GetRunResponse  # noqa: Y015
+
+@_typing.final
+class ListRunsRequest(_message.Message):
+    """ListRunsRequest asks for a page of a session's runs."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session."""
+    page_size: _builtins.int
+    """At most this many runs, 1 to 500; 0 means 50."""
+    page_token: _builtins.str
+    """next_page_token of the previous page; empty for the first page."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListRunsRequest: _TypeAlias = ListRunsRequest  # noqa: Y015
+
+@_typing.final
+class ListRunsResponse(_message.Message):
+    """ListRunsResponse is a page of runs."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUNS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
+    @_builtins.property
+    def runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___Run]:
+        """The runs, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        runs: _abc.Iterable[Global___Run] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "runs", b"runs"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListRunsResponse: _TypeAlias = ListRunsResponse  # noqa: Y015
+
+@_typing.final
+class StopRunRequest(_message.Message):
+    """StopRunRequest names the run to stop."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    ref: _builtins.str
+    """The run's reference."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ref", b"ref", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopRunRequest: _TypeAlias = StopRunRequest  # noqa: Y015
+
+@_typing.final
+class StopRunResponse(_message.Message):
+    """StopRunResponse carries the stopped run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run(self) -> Global___Run:
+        """The run's final state."""
+
+    def __init__(
+        self,
+        *,
+        run: Global___Run | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopRunResponse: _TypeAlias = StopRunResponse  # noqa: Y015
+
+@_typing.final
+class WatchRunsRequest(_message.Message):
+    """WatchRunsRequest asks for a session's run changes."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    AFTER_CHANGE_SEQ_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session."""
+    after_change_seq: _builtins.int
+    """Only changes with a larger change_seq; 0 replays every run of the session."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        after_change_seq: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_change_seq", b"after_change_seq", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchRunsRequest: _TypeAlias = WatchRunsRequest  # noqa: Y015
+
+@_typing.final
+class WatchRunsResponse(_message.Message):
+    """WatchRunsResponse is one change."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def run(self) -> Global___Run:
+        """The run after the change. A watcher that falls behind gets each run's latest revision."""
+
+    def __init__(
+        self,
+        *,
+        run: Global___Run | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["run", b"run"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchRunsResponse: _TypeAlias = WatchRunsResponse  # noqa: Y015
+
+@_typing.final
+class AcquireControllerRequest(_message.Message):
+    """AcquireControllerRequest asks for the controller lease of a PTY run."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    CONNECTION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    ref: _builtins.str
+    """The run's reference; it must be an active PTY run."""
+    controller_id: _builtins.str
+    """The controller's id, chosen by the client."""
+    connection_id: _builtins.str
+    """The id from OpenConnection; the lease is released when that connection ends. Empty means
+    a detached lease that lasts until it is released or the run ends (for scripts).
+    """
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+        controller_id: _builtins.str = ...,
+        connection_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connection_id", b"connection_id", "controller_id", b"controller_id", "ref", b"ref", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AcquireControllerRequest: _TypeAlias = AcquireControllerRequest  # noqa: Y015
+
+@_typing.final
+class AcquireControllerResponse(_message.Message):
+    """AcquireControllerResponse describes the lease."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    NEXT_SEQUENCE_FIELD_NUMBER: _builtins.int
+    SCREEN_FIELD_NUMBER: _builtins.int
+    OUTPUT_SEQUENCE_FIELD_NUMBER: _builtins.int
+    controller_id: _builtins.str
+    """The controller's id."""
+    next_sequence: _builtins.int
+    """The sequence the next control must carry."""
+    output_sequence: _builtins.int
+    """The run's newest output chunk sequence now (attach after it for live output only)."""
+    @_builtins.property
+    def screen(self) -> Global___Screen:
+        """The screen now."""
+
+    def __init__(
+        self,
+        *,
+        controller_id: _builtins.str = ...,
+        next_sequence: _builtins.int = ...,
+        screen: Global___Screen | None = ...,
+        output_sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["screen", b"screen"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["controller_id", b"controller_id", "next_sequence", b"next_sequence", "output_sequence", b"output_sequence", "screen", b"screen"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AcquireControllerResponse: _TypeAlias = AcquireControllerResponse  # noqa: Y015
+
+@_typing.final
+class ControlControllerRequest(_message.Message):
+    """ControlControllerRequest sends input, a resize, or both (the resize first)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    CONNECTION_ID_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    INPUT_FIELD_NUMBER: _builtins.int
+    RESIZE_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    ref: _builtins.str
+    """The run's reference."""
+    controller_id: _builtins.str
+    """The controller holding the lease."""
+    connection_id: _builtins.str
+    """The connection the lease was acquired on (empty for a detached lease)."""
+    sequence: _builtins.int
+    """Exactly the next sequence: 1 for the first control of a lease."""
+    input: _builtins.str
+    """Text to type, at most 32 KiB as UTF-8 (e.g. "ls\\r"); empty for a resize only."""
+    @_builtins.property
+    def resize(self) -> Global___TerminalSize:
+        """The new size; unset for input only."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+        controller_id: _builtins.str = ...,
+        connection_id: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+        input: _builtins.str = ...,
+        resize: Global___TerminalSize | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["resize", b"resize"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connection_id", b"connection_id", "controller_id", b"controller_id", "input", b"input", "ref", b"ref", "resize", b"resize", "sequence", b"sequence", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ControlControllerRequest: _TypeAlias = ControlControllerRequest  # noqa: Y015
+
+@_typing.final
+class ControlControllerResponse(_message.Message):
+    """ControlControllerResponse is the result of a control (identical for an exact retry)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    INPUT_BYTES_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    controller_id: _builtins.str
+    """The controller's id."""
+    sequence: _builtins.int
+    """The control's sequence."""
+    input_bytes: _builtins.int
+    """Bytes of input queued for the program."""
+    @_builtins.property
+    def size(self) -> Global___TerminalSize:
+        """The terminal size after the control."""
+
+    def __init__(
+        self,
+        *,
+        controller_id: _builtins.str = ...,
+        sequence: _builtins.int = ...,
+        input_bytes: _builtins.int = ...,
+        size: Global___TerminalSize | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["size", b"size"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["controller_id", b"controller_id", "input_bytes", b"input_bytes", "sequence", b"sequence", "size", b"size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ControlControllerResponse: _TypeAlias = ControlControllerResponse  # noqa: Y015
+
+@_typing.final
+class ReleaseControllerRequest(_message.Message):
+    """ReleaseControllerRequest gives up a lease."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    CONNECTION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    ref: _builtins.str
+    """The run's reference."""
+    controller_id: _builtins.str
+    """The controller's id."""
+    connection_id: _builtins.str
+    """The connection the lease was acquired on (empty for a detached lease)."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+        controller_id: _builtins.str = ...,
+        connection_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["connection_id", b"connection_id", "controller_id", b"controller_id", "ref", b"ref", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReleaseControllerRequest: _TypeAlias = ReleaseControllerRequest  # noqa: Y015
+
+@_typing.final
+class ReleaseControllerResponse(_message.Message):
+    """ReleaseControllerResponse says whether a lease was released."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    RELEASED_FIELD_NUMBER: _builtins.int
+    controller_id: _builtins.str
+    """The controller's id."""
+    released: _builtins.bool
+    """False when the caller held no lease (any more)."""
+    def __init__(
+        self,
+        *,
+        controller_id: _builtins.str = ...,
+        released: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["controller_id", b"controller_id", "released", b"released"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReleaseControllerResponse: _TypeAlias = ReleaseControllerResponse  # noqa: Y015
+
+@_typing.final
+class AttachRequest(_message.Message):
+    """AttachRequest is one message from an attached client: `start` first, then `control`s."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    CONTROL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def start(self) -> Global___AttachStart:
+        """What to attach to; must be the first message, and only the first."""
+
+    @_builtins.property
+    def control(self) -> Global___AttachControl:
+        """Input and/or resize under the stream's lease."""
+
+    def __init__(
+        self,
+        *,
+        start: Global___AttachStart | None = ...,
+        control: Global___AttachControl | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "control", b"control", "start", b"start"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "control", b"control", "start", b"start"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["start", "control"]  # noqa: Y015
+    _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
+
+Global___AttachRequest: _TypeAlias = AttachRequest  # noqa: Y015
+
+@_typing.final
+class AttachStart(_message.Message):
+    """AttachStart says what to attach to."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    CONTROLLER_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to."""
+    ref: _builtins.str
+    """The run's reference."""
+    after_sequence: _builtins.int
+    """Replay output chunks after this sequence (0: everything still kept)."""
+    controller_id: _builtins.str
+    """If set, take the controller lease under this id for the stream's lifetime."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+        after_sequence: _builtins.int = ...,
+        controller_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "controller_id", b"controller_id", "ref", b"ref", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AttachStart: _TypeAlias = AttachStart  # noqa: Y015
+
+@_typing.final
+class AttachControl(_message.Message):
+    """AttachControl is a control sent on the attach stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    INPUT_FIELD_NUMBER: _builtins.int
+    RESIZE_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """Exactly the next sequence of the stream's lease."""
+    input: _builtins.str
+    """Text to type, at most 32 KiB as UTF-8; empty for a resize only."""
+    @_builtins.property
+    def resize(self) -> Global___TerminalSize:
+        """The new size; unset for input only."""
+
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        input: _builtins.str = ...,
+        resize: Global___TerminalSize | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["resize", b"resize"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["input", b"input", "resize", b"resize", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AttachControl: _TypeAlias = AttachControl  # noqa: Y015
+
+@_typing.final
+class Attached(_message.Message):
+    """Attached is the first answer on an attach stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RUN_FIELD_NUMBER: _builtins.int
+    SCREEN_FIELD_NUMBER: _builtins.int
+    OUTPUT_SEQUENCE_FIELD_NUMBER: _builtins.int
+    NEXT_SEQUENCE_FIELD_NUMBER: _builtins.int
+    output_sequence: _builtins.int
+    """The newest output sequence now."""
+    next_sequence: _builtins.int
+    """The next control sequence when the stream holds the lease; 0 otherwise."""
+    @_builtins.property
+    def run(self) -> Global___Run:
+        """The run now."""
+
+    @_builtins.property
+    def screen(self) -> Global___Screen:
+        """The screen now (unset for a pipes run)."""
+
+    def __init__(
+        self,
+        *,
+        run: Global___Run | None = ...,
+        screen: Global___Screen | None = ...,
+        output_sequence: _builtins.int = ...,
+        next_sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["run", b"run", "screen", b"screen"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_sequence", b"next_sequence", "output_sequence", b"output_sequence", "run", b"run", "screen", b"screen"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Attached: _TypeAlias = Attached  # noqa: Y015
+
+@_typing.final
+class ControlRejected(_message.Message):
+    """ControlRejected says why a control on the attach stream was refused (as the status of the
+    same ControlController call would).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CODE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    FIELD_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code the unary call would have ended with, e.g. 10 (ABORTED)."""
+    reason: _builtins.str
+    """The ErrorInfo reason, e.g. "OPERATION_CONFLICT"."""
+    message: _builtins.str
+    """A readable explanation."""
+    field: _builtins.str
+    """The offending request field for INVALID_REQUEST, e.g. "resize.cols"."""
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        message: _builtins.str = ...,
+        field: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "field", b"field", "message", b"message", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ControlRejected: _TypeAlias = ControlRejected  # noqa: Y015
+
+@_typing.final
+class ControlOutcome(_message.Message):
+    """ControlOutcome answers one AttachControl."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    APPLIED_FIELD_NUMBER: _builtins.int
+    REJECTED_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The control's sequence."""
+    @_builtins.property
+    def applied(self) -> Global___ControlControllerResponse:
+        """It was applied (or was an exact retry)."""
+
+    @_builtins.property
+    def rejected(self) -> Global___ControlRejected:
+        """It was refused; the stream stays open."""
+
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        applied: Global___ControlControllerResponse | None = ...,
+        rejected: Global___ControlRejected | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "rejected", b"rejected"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "outcome", b"outcome", "rejected", b"rejected", "sequence", b"sequence"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_outcome: _TypeAlias = _typing.Literal["applied", "rejected"]  # noqa: Y015
+    _WhichOneofArgType_outcome: _TypeAlias = _typing.Literal["outcome", b"outcome"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_outcome) -> _WhichOneofReturnType_outcome | None: ...
+
+Global___ControlOutcome: _TypeAlias = ControlOutcome  # noqa: Y015
+
+@_typing.final
+class AttachResponse(_message.Message):
+    """AttachResponse is one event of an attach stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ATTACHED_FIELD_NUMBER: _builtins.int
+    OUTPUT_FIELD_NUMBER: _builtins.int
+    GAP_FIELD_NUMBER: _builtins.int
+    CONTROL_FIELD_NUMBER: _builtins.int
+    ENDED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def attached(self) -> Global___Attached:
+        """The first event: the run and its screen."""
+
+    @_builtins.property
+    def output(self) -> Global___OutputChunk:
+        """Output, replayed then live."""
+
+    @_builtins.property
+    def gap(self) -> Global___OutputGap:
+        """Output this reader missed."""
+
+    @_builtins.property
+    def control(self) -> Global___ControlOutcome:
+        """The answer to a control."""
+
+    @_builtins.property
+    def ended(self) -> Global___Run:
+        """The run's final state; the last event."""
+
+    def __init__(
+        self,
+        *,
+        attached: Global___Attached | None = ...,
+        output: Global___OutputChunk | None = ...,
+        gap: Global___OutputGap | None = ...,
+        control: Global___ControlOutcome | None = ...,
+        ended: Global___Run | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "control", b"control", "ended", b"ended", "event", b"event", "gap", b"gap", "output", b"output"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attached", b"attached", "control", b"control", "ended", b"ended", "event", b"event", "gap", b"gap", "output", b"output"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["attached", "output", "gap", "control", "ended"]  # noqa: Y015
+    _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
+
+Global___AttachResponse: _TypeAlias = AttachResponse  # noqa: Y015
+
+@_typing.final
+class ShutdownRequest(_message.Message):
+    """ShutdownRequest has no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShutdownRequest: _TypeAlias = ShutdownRequest  # noqa: Y015
+
+@_typing.final
+class RunCount(_message.Message):
+    """RunCount is how many runs ended in one status."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    status: Global___RunStatus.ValueType
+    """The status."""
+    count: _builtins.int
+    """How many runs."""
+    def __init__(
+        self,
+        *,
+        status: Global___RunStatus.ValueType = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RunCount: _TypeAlias = RunCount  # noqa: Y015
+
+@_typing.final
+class ShutdownResponse(_message.Message):
+    """ShutdownResponse reports how the live runs ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ENDED_FIELD_NUMBER: _builtins.int
+    LOST_FIELD_NUMBER: _builtins.int
+    UNFINISHED_FIELD_NUMBER: _builtins.int
+    lost: _builtins.int
+    """Runs whose end could not be recorded (the store failed)."""
+    unfinished: _builtins.int
+    """Runs still not ended when the shutdown grace period ran out."""
+    @_builtins.property
+    def ended(self) -> _containers.RepeatedCompositeFieldContainer[Global___RunCount]:
+        """For each terminal status, how many of the runs live at shutdown ended in it."""
+
+    def __init__(
+        self,
+        *,
+        ended: _abc.Iterable[Global___RunCount] | None = ...,
+        lost: _builtins.int = ...,
+        unfinished: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended", b"ended", "lost", b"lost", "unfinished", b"unfinished"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShutdownResponse: _TypeAlias = ShutdownResponse  # noqa: Y015

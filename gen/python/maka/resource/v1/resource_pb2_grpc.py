@@ -27,6 +27,12 @@ if _version_not_supported:
 
 class ResourceServiceStub:
     """ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+
+    Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+    INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+    NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+    UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
     """
 
     def __init__(self, channel):
@@ -40,14 +46,182 @@ class ResourceServiceStub:
                 request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetServerInfoRequest.SerializeToString,
                 response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetServerInfoResponse.FromString,
                 _registered_method=True)
+        self.OpenConnection = channel.unary_stream(
+                '/maka.resource.v1.ResourceService/OpenConnection',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.OpenConnectionRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.OpenConnectionResponse.FromString,
+                _registered_method=True)
+        self.RunForeground = channel.unary_stream(
+                '/maka.resource.v1.ResourceService/RunForeground',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.RunForegroundRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.RunForegroundResponse.FromString,
+                _registered_method=True)
+        self.StartBackground = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/StartBackground',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.StartBackgroundRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.StartBackgroundResponse.FromString,
+                _registered_method=True)
+        self.GetRun = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/GetRun',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetRunRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetRunResponse.FromString,
+                _registered_method=True)
+        self.ListRuns = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/ListRuns',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ListRunsRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ListRunsResponse.FromString,
+                _registered_method=True)
+        self.StopRun = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/StopRun',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.StopRunRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.StopRunResponse.FromString,
+                _registered_method=True)
+        self.WatchRuns = channel.unary_stream(
+                '/maka.resource.v1.ResourceService/WatchRuns',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.WatchRunsRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.WatchRunsResponse.FromString,
+                _registered_method=True)
+        self.AcquireController = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/AcquireController',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.AcquireControllerRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.AcquireControllerResponse.FromString,
+                _registered_method=True)
+        self.ControlController = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/ControlController',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ControlControllerRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ControlControllerResponse.FromString,
+                _registered_method=True)
+        self.ReleaseController = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/ReleaseController',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReleaseControllerRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReleaseControllerResponse.FromString,
+                _registered_method=True)
+        self.Attach = channel.stream_stream(
+                '/maka.resource.v1.ResourceService/Attach',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.AttachRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.AttachResponse.FromString,
+                _registered_method=True)
+        self.Shutdown = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/Shutdown',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownResponse.FromString,
+                _registered_method=True)
 
 
 class ResourceServiceServicer:
     """ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+
+    Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+    INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+    NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+    UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
     """
 
     def GetServerInfo(self, request, context):
         """GetServerInfo describes this resource process: version, state and where it keeps its data.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def OpenConnection(self, request, context):
+        """OpenConnection opens a client connection: the server answers once with its id and keeps
+        the stream open. Controller leases taken with that id belong to the connection and are
+        released when the stream ends (the client closes it, cancels it, or goes away).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunForeground(self, request, context):
+        """RunForeground runs a command over pipes and streams its output chunks, then one final
+        result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
+        StartBackground). Cancelling the call cancels the run.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartBackground(self, request, context):
+        """StartBackground starts a command over pipes or a PTY and returns at once with the run,
+        normally `running` (or its terminal state if it could not start).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRun(self, request, context):
+        """GetRun returns a run as of now (live output for an active run).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListRuns(self, request, context):
+        """ListRuns lists a session's runs, oldest first, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopRun(self, request, context):
+        """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
+        its final state; a run that has already ended is returned unchanged.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchRuns(self, request, context):
+        """WatchRuns streams every committed change of a session's runs after a change sequence:
+        first a replay from the store, then live changes, until the server shuts down.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AcquireController(self, request, context):
+        """AcquireController takes control of an active PTY run for a connection. A second holder is
+        ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ControlController(self, request, context):
+        """ControlController sends input and/or a resize under the lease. The sequence must be
+        exactly the next one; an exact retry returns the identical earlier result; the same
+        sequence with another payload, or input to a PTY that is being terminated, is
+        ABORTED/OPERATION_CONFLICT.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReleaseController(self, request, context):
+        """ReleaseController gives up the lease; `released` is false when the caller held none
+        (already released, dropped when its connection closed, or when the run ended).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Attach(self, request_iterator, context):
+        """Attach follows a run: the client sends `start` first; the server answers `attached` (the
+        run, its current screen), replays output after the requested sequence, then streams live
+        output until the run ends (`ended`). With a controller id the stream holds the lease for
+        its lifetime, and `control` messages go through the same sequence rules as
+        ControlController; each is answered with a `control` outcome.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Shutdown(self, request, context):
+        """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
+        "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
+        answers with how the runs ended, then the server stops.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -61,6 +235,66 @@ def add_ResourceServiceServicer_to_server(servicer, server):
                     request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetServerInfoRequest.FromString,
                     response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetServerInfoResponse.SerializeToString,
             ),
+            'OpenConnection': grpc.unary_stream_rpc_method_handler(
+                    servicer.OpenConnection,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.OpenConnectionRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.OpenConnectionResponse.SerializeToString,
+            ),
+            'RunForeground': grpc.unary_stream_rpc_method_handler(
+                    servicer.RunForeground,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.RunForegroundRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.RunForegroundResponse.SerializeToString,
+            ),
+            'StartBackground': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartBackground,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.StartBackgroundRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.StartBackgroundResponse.SerializeToString,
+            ),
+            'GetRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRun,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetRunRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.GetRunResponse.SerializeToString,
+            ),
+            'ListRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuns,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ListRunsRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ListRunsResponse.SerializeToString,
+            ),
+            'StopRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopRun,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.StopRunRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.StopRunResponse.SerializeToString,
+            ),
+            'WatchRuns': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchRuns,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.WatchRunsRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.WatchRunsResponse.SerializeToString,
+            ),
+            'AcquireController': grpc.unary_unary_rpc_method_handler(
+                    servicer.AcquireController,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.AcquireControllerRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.AcquireControllerResponse.SerializeToString,
+            ),
+            'ControlController': grpc.unary_unary_rpc_method_handler(
+                    servicer.ControlController,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ControlControllerRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ControlControllerResponse.SerializeToString,
+            ),
+            'ReleaseController': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReleaseController,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReleaseControllerRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReleaseControllerResponse.SerializeToString,
+            ),
+            'Attach': grpc.stream_stream_rpc_method_handler(
+                    servicer.Attach,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.AttachRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.AttachResponse.SerializeToString,
+            ),
+            'Shutdown': grpc.unary_unary_rpc_method_handler(
+                    servicer.Shutdown,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'maka.resource.v1.ResourceService', rpc_method_handlers)
@@ -71,6 +305,12 @@ def add_ResourceServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class ResourceService:
     """ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+
+    Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+    INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+    NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+    UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
     """
 
     @staticmethod
@@ -90,6 +330,330 @@ class ResourceService:
             '/maka.resource.v1.ResourceService/GetServerInfo',
             maka_dot_resource_dot_v1_dot_resource__pb2.GetServerInfoRequest.SerializeToString,
             maka_dot_resource_dot_v1_dot_resource__pb2.GetServerInfoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def OpenConnection(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/OpenConnection',
+            maka_dot_resource_dot_v1_dot_resource__pb2.OpenConnectionRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.OpenConnectionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunForeground(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/RunForeground',
+            maka_dot_resource_dot_v1_dot_resource__pb2.RunForegroundRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.RunForegroundResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartBackground(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/StartBackground',
+            maka_dot_resource_dot_v1_dot_resource__pb2.StartBackgroundRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.StartBackgroundResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/GetRun',
+            maka_dot_resource_dot_v1_dot_resource__pb2.GetRunRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.GetRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/ListRuns',
+            maka_dot_resource_dot_v1_dot_resource__pb2.ListRunsRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.ListRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StopRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/StopRun',
+            maka_dot_resource_dot_v1_dot_resource__pb2.StopRunRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.StopRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/WatchRuns',
+            maka_dot_resource_dot_v1_dot_resource__pb2.WatchRunsRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.WatchRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AcquireController(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/AcquireController',
+            maka_dot_resource_dot_v1_dot_resource__pb2.AcquireControllerRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.AcquireControllerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ControlController(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/ControlController',
+            maka_dot_resource_dot_v1_dot_resource__pb2.ControlControllerRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.ControlControllerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReleaseController(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/ReleaseController',
+            maka_dot_resource_dot_v1_dot_resource__pb2.ReleaseControllerRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.ReleaseControllerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Attach(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/maka.resource.v1.ResourceService/Attach',
+            maka_dot_resource_dot_v1_dot_resource__pb2.AttachRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.AttachResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Shutdown(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/Shutdown',
+            maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownResponse.FromString,
             options,
             channel_credentials,
             insecure,

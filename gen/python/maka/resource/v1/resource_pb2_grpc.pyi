@@ -27,7 +27,14 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class ResourceServiceStub:
-    """ResourceService runs shell commands: foreground, background, PTY, with controller leases."""
+    """ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+
+    Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+    INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+    NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+    UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    """
 
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
@@ -35,17 +42,135 @@ class ResourceServiceStub:
     def __new__(cls, channel: _aio.Channel) -> ResourceServiceAsyncStub: ...
     GetServerInfo: _grpc.UnaryUnaryMultiCallable[_resource_pb2.GetServerInfoRequest, _resource_pb2.GetServerInfoResponse]
     """GetServerInfo describes this resource process: version, state and where it keeps its data."""
+    OpenConnection: _grpc.UnaryStreamMultiCallable[_resource_pb2.OpenConnectionRequest, _resource_pb2.OpenConnectionResponse]
+    """OpenConnection opens a client connection: the server answers once with its id and keeps
+    the stream open. Controller leases taken with that id belong to the connection and are
+    released when the stream ends (the client closes it, cancels it, or goes away).
+    """
+    RunForeground: _grpc.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]
+    """RunForeground runs a command over pipes and streams its output chunks, then one final
+    result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
+    StartBackground). Cancelling the call cancels the run.
+    """
+    StartBackground: _grpc.UnaryUnaryMultiCallable[_resource_pb2.StartBackgroundRequest, _resource_pb2.StartBackgroundResponse]
+    """StartBackground starts a command over pipes or a PTY and returns at once with the run,
+    normally `running` (or its terminal state if it could not start).
+    """
+    GetRun: _grpc.UnaryUnaryMultiCallable[_resource_pb2.GetRunRequest, _resource_pb2.GetRunResponse]
+    """GetRun returns a run as of now (live output for an active run)."""
+    ListRuns: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ListRunsRequest, _resource_pb2.ListRunsResponse]
+    """ListRuns lists a session's runs, oldest first, a page at a time."""
+    StopRun: _grpc.UnaryUnaryMultiCallable[_resource_pb2.StopRunRequest, _resource_pb2.StopRunResponse]
+    """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
+    its final state; a run that has already ended is returned unchanged.
+    """
+    WatchRuns: _grpc.UnaryStreamMultiCallable[_resource_pb2.WatchRunsRequest, _resource_pb2.WatchRunsResponse]
+    """WatchRuns streams every committed change of a session's runs after a change sequence:
+    first a replay from the store, then live changes, until the server shuts down.
+    """
+    AcquireController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.AcquireControllerRequest, _resource_pb2.AcquireControllerResponse]
+    """AcquireController takes control of an active PTY run for a connection. A second holder is
+    ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+    """
+    ControlController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ControlControllerRequest, _resource_pb2.ControlControllerResponse]
+    """ControlController sends input and/or a resize under the lease. The sequence must be
+    exactly the next one; an exact retry returns the identical earlier result; the same
+    sequence with another payload, or input to a PTY that is being terminated, is
+    ABORTED/OPERATION_CONFLICT.
+    """
+    ReleaseController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ReleaseControllerRequest, _resource_pb2.ReleaseControllerResponse]
+    """ReleaseController gives up the lease; `released` is false when the caller held none
+    (already released, dropped when its connection closed, or when the run ended).
+    """
+    Attach: _grpc.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]
+    """Attach follows a run: the client sends `start` first; the server answers `attached` (the
+    run, its current screen), replays output after the requested sequence, then streams live
+    output until the run ends (`ended`). With a controller id the stream holds the lease for
+    its lifetime, and `control` messages go through the same sequence rules as
+    ControlController; each is answered with a `control` outcome.
+    """
+    Shutdown: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]
+    """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
+    "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
+    answers with how the runs ended, then the server stops.
+    """
 
 @_typing.type_check_only
 class ResourceServiceAsyncStub(ResourceServiceStub):
-    """ResourceService runs shell commands: foreground, background, PTY, with controller leases."""
+    """ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+
+    Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+    INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+    NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+    UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetServerInfo: _aio.UnaryUnaryMultiCallable[_resource_pb2.GetServerInfoRequest, _resource_pb2.GetServerInfoResponse]  # type: ignore[assignment]
     """GetServerInfo describes this resource process: version, state and where it keeps its data."""
+    OpenConnection: _aio.UnaryStreamMultiCallable[_resource_pb2.OpenConnectionRequest, _resource_pb2.OpenConnectionResponse]  # type: ignore[assignment]
+    """OpenConnection opens a client connection: the server answers once with its id and keeps
+    the stream open. Controller leases taken with that id belong to the connection and are
+    released when the stream ends (the client closes it, cancels it, or goes away).
+    """
+    RunForeground: _aio.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]  # type: ignore[assignment]
+    """RunForeground runs a command over pipes and streams its output chunks, then one final
+    result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
+    StartBackground). Cancelling the call cancels the run.
+    """
+    StartBackground: _aio.UnaryUnaryMultiCallable[_resource_pb2.StartBackgroundRequest, _resource_pb2.StartBackgroundResponse]  # type: ignore[assignment]
+    """StartBackground starts a command over pipes or a PTY and returns at once with the run,
+    normally `running` (or its terminal state if it could not start).
+    """
+    GetRun: _aio.UnaryUnaryMultiCallable[_resource_pb2.GetRunRequest, _resource_pb2.GetRunResponse]  # type: ignore[assignment]
+    """GetRun returns a run as of now (live output for an active run)."""
+    ListRuns: _aio.UnaryUnaryMultiCallable[_resource_pb2.ListRunsRequest, _resource_pb2.ListRunsResponse]  # type: ignore[assignment]
+    """ListRuns lists a session's runs, oldest first, a page at a time."""
+    StopRun: _aio.UnaryUnaryMultiCallable[_resource_pb2.StopRunRequest, _resource_pb2.StopRunResponse]  # type: ignore[assignment]
+    """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
+    its final state; a run that has already ended is returned unchanged.
+    """
+    WatchRuns: _aio.UnaryStreamMultiCallable[_resource_pb2.WatchRunsRequest, _resource_pb2.WatchRunsResponse]  # type: ignore[assignment]
+    """WatchRuns streams every committed change of a session's runs after a change sequence:
+    first a replay from the store, then live changes, until the server shuts down.
+    """
+    AcquireController: _aio.UnaryUnaryMultiCallable[_resource_pb2.AcquireControllerRequest, _resource_pb2.AcquireControllerResponse]  # type: ignore[assignment]
+    """AcquireController takes control of an active PTY run for a connection. A second holder is
+    ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+    """
+    ControlController: _aio.UnaryUnaryMultiCallable[_resource_pb2.ControlControllerRequest, _resource_pb2.ControlControllerResponse]  # type: ignore[assignment]
+    """ControlController sends input and/or a resize under the lease. The sequence must be
+    exactly the next one; an exact retry returns the identical earlier result; the same
+    sequence with another payload, or input to a PTY that is being terminated, is
+    ABORTED/OPERATION_CONFLICT.
+    """
+    ReleaseController: _aio.UnaryUnaryMultiCallable[_resource_pb2.ReleaseControllerRequest, _resource_pb2.ReleaseControllerResponse]  # type: ignore[assignment]
+    """ReleaseController gives up the lease; `released` is false when the caller held none
+    (already released, dropped when its connection closed, or when the run ended).
+    """
+    Attach: _aio.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]  # type: ignore[assignment]
+    """Attach follows a run: the client sends `start` first; the server answers `attached` (the
+    run, its current screen), replays output after the requested sequence, then streams live
+    output until the run ends (`ended`). With a controller id the stream holds the lease for
+    its lifetime, and `control` messages go through the same sequence rules as
+    ControlController; each is answered with a `control` outcome.
+    """
+    Shutdown: _aio.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]  # type: ignore[assignment]
+    """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
+    "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
+    answers with how the runs ended, then the server stops.
+    """
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
-    """ResourceService runs shell commands: foreground, background, PTY, with controller leases."""
+    """ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+
+    Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+    INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+    NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+    UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    """
 
     @_abc_1.abstractmethod
     def GetServerInfo(
@@ -54,5 +179,129 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_resource_pb2.GetServerInfoResponse, _abc.Awaitable[_resource_pb2.GetServerInfoResponse]]:
         """GetServerInfo describes this resource process: version, state and where it keeps its data."""
+
+    @_abc_1.abstractmethod
+    def OpenConnection(
+        self,
+        request: _resource_pb2.OpenConnectionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_resource_pb2.OpenConnectionResponse], _abc.AsyncIterator[_resource_pb2.OpenConnectionResponse]]:
+        """OpenConnection opens a client connection: the server answers once with its id and keeps
+        the stream open. Controller leases taken with that id belong to the connection and are
+        released when the stream ends (the client closes it, cancels it, or goes away).
+        """
+
+    @_abc_1.abstractmethod
+    def RunForeground(
+        self,
+        request: _resource_pb2.RunForegroundRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_resource_pb2.RunForegroundResponse], _abc.AsyncIterator[_resource_pb2.RunForegroundResponse]]:
+        """RunForeground runs a command over pipes and streams its output chunks, then one final
+        result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
+        StartBackground). Cancelling the call cancels the run.
+        """
+
+    @_abc_1.abstractmethod
+    def StartBackground(
+        self,
+        request: _resource_pb2.StartBackgroundRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.StartBackgroundResponse, _abc.Awaitable[_resource_pb2.StartBackgroundResponse]]:
+        """StartBackground starts a command over pipes or a PTY and returns at once with the run,
+        normally `running` (or its terminal state if it could not start).
+        """
+
+    @_abc_1.abstractmethod
+    def GetRun(
+        self,
+        request: _resource_pb2.GetRunRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.GetRunResponse, _abc.Awaitable[_resource_pb2.GetRunResponse]]:
+        """GetRun returns a run as of now (live output for an active run)."""
+
+    @_abc_1.abstractmethod
+    def ListRuns(
+        self,
+        request: _resource_pb2.ListRunsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ListRunsResponse, _abc.Awaitable[_resource_pb2.ListRunsResponse]]:
+        """ListRuns lists a session's runs, oldest first, a page at a time."""
+
+    @_abc_1.abstractmethod
+    def StopRun(
+        self,
+        request: _resource_pb2.StopRunRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.StopRunResponse, _abc.Awaitable[_resource_pb2.StopRunResponse]]:
+        """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
+        its final state; a run that has already ended is returned unchanged.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchRuns(
+        self,
+        request: _resource_pb2.WatchRunsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_resource_pb2.WatchRunsResponse], _abc.AsyncIterator[_resource_pb2.WatchRunsResponse]]:
+        """WatchRuns streams every committed change of a session's runs after a change sequence:
+        first a replay from the store, then live changes, until the server shuts down.
+        """
+
+    @_abc_1.abstractmethod
+    def AcquireController(
+        self,
+        request: _resource_pb2.AcquireControllerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.AcquireControllerResponse, _abc.Awaitable[_resource_pb2.AcquireControllerResponse]]:
+        """AcquireController takes control of an active PTY run for a connection. A second holder is
+        ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+        """
+
+    @_abc_1.abstractmethod
+    def ControlController(
+        self,
+        request: _resource_pb2.ControlControllerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ControlControllerResponse, _abc.Awaitable[_resource_pb2.ControlControllerResponse]]:
+        """ControlController sends input and/or a resize under the lease. The sequence must be
+        exactly the next one; an exact retry returns the identical earlier result; the same
+        sequence with another payload, or input to a PTY that is being terminated, is
+        ABORTED/OPERATION_CONFLICT.
+        """
+
+    @_abc_1.abstractmethod
+    def ReleaseController(
+        self,
+        request: _resource_pb2.ReleaseControllerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ReleaseControllerResponse, _abc.Awaitable[_resource_pb2.ReleaseControllerResponse]]:
+        """ReleaseController gives up the lease; `released` is false when the caller held none
+        (already released, dropped when its connection closed, or when the run ended).
+        """
+
+    @_abc_1.abstractmethod
+    def Attach(
+        self,
+        request_iterator: _MaybeAsyncIterator[_resource_pb2.AttachRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_resource_pb2.AttachResponse], _abc.AsyncIterator[_resource_pb2.AttachResponse]]:
+        """Attach follows a run: the client sends `start` first; the server answers `attached` (the
+        run, its current screen), replays output after the requested sequence, then streams live
+        output until the run ends (`ended`). With a controller id the stream holds the lease for
+        its lifetime, and `control` messages go through the same sequence rules as
+        ControlController; each is answered with a `control` outcome.
+        """
+
+    @_abc_1.abstractmethod
+    def Shutdown(
+        self,
+        request: _resource_pb2.ShutdownRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ShutdownResponse, _abc.Awaitable[_resource_pb2.ShutdownResponse]]:
+        """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
+        "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
+        answers with how the runs ended, then the server stops.
+        """
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -24,6 +24,243 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// RunStatus is where a run is in its life. STARTING and RUNNING are active; the rest are
+// terminal and never change again.
+type RunStatus int32
+
+const (
+	// Not set (never sent by the server).
+	RunStatus_RUN_STATUS_UNSPECIFIED RunStatus = 0
+	// Recorded, process not yet started.
+	RunStatus_RUN_STATUS_STARTING RunStatus = 1
+	// The process is running.
+	RunStatus_RUN_STATUS_RUNNING RunStatus = 2
+	// It exited with code 0.
+	RunStatus_RUN_STATUS_COMPLETED RunStatus = 3
+	// It exited with another code, was killed by a signal, or could not start.
+	RunStatus_RUN_STATUS_FAILED RunStatus = 4
+	// Its timeout expired; exit code 124, message "Command timed out after N ms".
+	RunStatus_RUN_STATUS_TIMED_OUT RunStatus = 5
+	// It was stopped or drained; exit code 130, message "Command cancelled".
+	RunStatus_RUN_STATUS_CANCELLED RunStatus = 6
+	// The service restarted while it was active; its processes were killed.
+	RunStatus_RUN_STATUS_ORPHANED RunStatus = 7
+)
+
+// Enum value maps for RunStatus.
+var (
+	RunStatus_name = map[int32]string{
+		0: "RUN_STATUS_UNSPECIFIED",
+		1: "RUN_STATUS_STARTING",
+		2: "RUN_STATUS_RUNNING",
+		3: "RUN_STATUS_COMPLETED",
+		4: "RUN_STATUS_FAILED",
+		5: "RUN_STATUS_TIMED_OUT",
+		6: "RUN_STATUS_CANCELLED",
+		7: "RUN_STATUS_ORPHANED",
+	}
+	RunStatus_value = map[string]int32{
+		"RUN_STATUS_UNSPECIFIED": 0,
+		"RUN_STATUS_STARTING":    1,
+		"RUN_STATUS_RUNNING":     2,
+		"RUN_STATUS_COMPLETED":   3,
+		"RUN_STATUS_FAILED":      4,
+		"RUN_STATUS_TIMED_OUT":   5,
+		"RUN_STATUS_CANCELLED":   6,
+		"RUN_STATUS_ORPHANED":    7,
+	}
+)
+
+func (x RunStatus) Enum() *RunStatus {
+	p := new(RunStatus)
+	*p = x
+	return p
+}
+
+func (x RunStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RunStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_resource_v1_resource_proto_enumTypes[0].Descriptor()
+}
+
+func (RunStatus) Type() protoreflect.EnumType {
+	return &file_maka_resource_v1_resource_proto_enumTypes[0]
+}
+
+func (x RunStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RunStatus.Descriptor instead.
+func (RunStatus) EnumDescriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{0}
+}
+
+// RunMode is how a run's output is connected.
+type RunMode int32
+
+const (
+	// Not set (never sent by the server).
+	RunMode_RUN_MODE_UNSPECIFIED RunMode = 0
+	// stdout and stderr on pipes, stdin /dev/null.
+	RunMode_RUN_MODE_PIPES RunMode = 1
+	// A pseudo-terminal, rendered by a terminal emulator.
+	RunMode_RUN_MODE_PTY RunMode = 2
+)
+
+// Enum value maps for RunMode.
+var (
+	RunMode_name = map[int32]string{
+		0: "RUN_MODE_UNSPECIFIED",
+		1: "RUN_MODE_PIPES",
+		2: "RUN_MODE_PTY",
+	}
+	RunMode_value = map[string]int32{
+		"RUN_MODE_UNSPECIFIED": 0,
+		"RUN_MODE_PIPES":       1,
+		"RUN_MODE_PTY":         2,
+	}
+)
+
+func (x RunMode) Enum() *RunMode {
+	p := new(RunMode)
+	*p = x
+	return p
+}
+
+func (x RunMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RunMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_resource_v1_resource_proto_enumTypes[1].Descriptor()
+}
+
+func (RunMode) Type() protoreflect.EnumType {
+	return &file_maka_resource_v1_resource_proto_enumTypes[1]
+}
+
+func (x RunMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RunMode.Descriptor instead.
+func (RunMode) EnumDescriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{1}
+}
+
+// RunKind says how the run was started.
+type RunKind int32
+
+const (
+	// Not set (never sent by the server).
+	RunKind_RUN_KIND_UNSPECIFIED RunKind = 0
+	// RunForeground: the caller waited for it.
+	RunKind_RUN_KIND_FOREGROUND RunKind = 1
+	// StartBackground: it returned at once.
+	RunKind_RUN_KIND_BACKGROUND RunKind = 2
+)
+
+// Enum value maps for RunKind.
+var (
+	RunKind_name = map[int32]string{
+		0: "RUN_KIND_UNSPECIFIED",
+		1: "RUN_KIND_FOREGROUND",
+		2: "RUN_KIND_BACKGROUND",
+	}
+	RunKind_value = map[string]int32{
+		"RUN_KIND_UNSPECIFIED": 0,
+		"RUN_KIND_FOREGROUND":  1,
+		"RUN_KIND_BACKGROUND":  2,
+	}
+)
+
+func (x RunKind) Enum() *RunKind {
+	p := new(RunKind)
+	*p = x
+	return p
+}
+
+func (x RunKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (RunKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_resource_v1_resource_proto_enumTypes[2].Descriptor()
+}
+
+func (RunKind) Type() protoreflect.EnumType {
+	return &file_maka_resource_v1_resource_proto_enumTypes[2]
+}
+
+func (x RunKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use RunKind.Descriptor instead.
+func (RunKind) EnumDescriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{2}
+}
+
+// OutputStream names where an output chunk came from.
+type OutputStream int32
+
+const (
+	// Not set (never sent by the server).
+	OutputStream_OUTPUT_STREAM_UNSPECIFIED OutputStream = 0
+	// Standard output of a pipes run.
+	OutputStream_OUTPUT_STREAM_STDOUT OutputStream = 1
+	// Standard error of a pipes run.
+	OutputStream_OUTPUT_STREAM_STDERR OutputStream = 2
+	// The terminal of a PTY run (stdout and stderr together, as a terminal shows them).
+	OutputStream_OUTPUT_STREAM_PTY OutputStream = 3
+)
+
+// Enum value maps for OutputStream.
+var (
+	OutputStream_name = map[int32]string{
+		0: "OUTPUT_STREAM_UNSPECIFIED",
+		1: "OUTPUT_STREAM_STDOUT",
+		2: "OUTPUT_STREAM_STDERR",
+		3: "OUTPUT_STREAM_PTY",
+	}
+	OutputStream_value = map[string]int32{
+		"OUTPUT_STREAM_UNSPECIFIED": 0,
+		"OUTPUT_STREAM_STDOUT":      1,
+		"OUTPUT_STREAM_STDERR":      2,
+		"OUTPUT_STREAM_PTY":         3,
+	}
+)
+
+func (x OutputStream) Enum() *OutputStream {
+	p := new(OutputStream)
+	*p = x
+	return p
+}
+
+func (x OutputStream) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (OutputStream) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_resource_v1_resource_proto_enumTypes[3].Descriptor()
+}
+
+func (OutputStream) Type() protoreflect.EnumType {
+	return &file_maka_resource_v1_resource_proto_enumTypes[3]
+}
+
+func (x OutputStream) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use OutputStream.Descriptor instead.
+func (OutputStream) EnumDescriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{3}
+}
+
 // GetServerInfoRequest has no fields.
 type GetServerInfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -161,6 +398,2743 @@ func (x *GetServerInfoResponse) GetPid() int64 {
 	return 0
 }
 
+// PipesOutput is the retained output of a pipes run.
+type PipesOutput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The last 1 MiB of standard output, decoded as UTF-8 (invalid bytes replaced).
+	Stdout string `protobuf:"bytes,1,opt,name=stdout,proto3" json:"stdout,omitempty"`
+	// The last 1 MiB of standard error, decoded the same way.
+	Stderr string `protobuf:"bytes,2,opt,name=stderr,proto3" json:"stderr,omitempty"`
+	// True when older standard output was dropped.
+	StdoutTruncated bool `protobuf:"varint,3,opt,name=stdout_truncated,json=stdoutTruncated,proto3" json:"stdout_truncated,omitempty"`
+	// True when older standard error was dropped.
+	StderrTruncated bool `protobuf:"varint,4,opt,name=stderr_truncated,json=stderrTruncated,proto3" json:"stderr_truncated,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *PipesOutput) Reset() {
+	*x = PipesOutput{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PipesOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PipesOutput) ProtoMessage() {}
+
+func (x *PipesOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PipesOutput.ProtoReflect.Descriptor instead.
+func (*PipesOutput) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PipesOutput) GetStdout() string {
+	if x != nil {
+		return x.Stdout
+	}
+	return ""
+}
+
+func (x *PipesOutput) GetStderr() string {
+	if x != nil {
+		return x.Stderr
+	}
+	return ""
+}
+
+func (x *PipesOutput) GetStdoutTruncated() bool {
+	if x != nil {
+		return x.StdoutTruncated
+	}
+	return false
+}
+
+func (x *PipesOutput) GetStderrTruncated() bool {
+	if x != nil {
+		return x.StderrTruncated
+	}
+	return false
+}
+
+// Screen is a PTY run's terminal as a terminal emulator renders it.
+type Screen struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Width in columns.
+	Cols int32 `protobuf:"varint,1,opt,name=cols,proto3" json:"cols,omitempty"`
+	// Height in rows.
+	Rows int32 `protobuf:"varint,2,opt,name=rows,proto3" json:"rows,omitempty"`
+	// The visible rows, top to bottom, trailing blanks removed.
+	Lines []string `protobuf:"bytes,3,rep,name=lines,proto3" json:"lines,omitempty"`
+	// Rows that scrolled off the top, oldest first (at most 500 by default).
+	Scrollback []string `protobuf:"bytes,4,rep,name=scrollback,proto3" json:"scrollback,omitempty"`
+	// Cursor row, from 0 at the top.
+	CursorRow int32 `protobuf:"varint,5,opt,name=cursor_row,json=cursorRow,proto3" json:"cursor_row,omitempty"`
+	// Cursor column, from 0 at the left.
+	CursorCol int32 `protobuf:"varint,6,opt,name=cursor_col,json=cursorCol,proto3" json:"cursor_col,omitempty"`
+	// False when the program hid the cursor.
+	CursorVisible bool `protobuf:"varint,7,opt,name=cursor_visible,json=cursorVisible,proto3" json:"cursor_visible,omitempty"`
+	// True while a full-screen program uses the alternate screen.
+	AlternateScreen bool `protobuf:"varint,8,opt,name=alternate_screen,json=alternateScreen,proto3" json:"alternate_screen,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Screen) Reset() {
+	*x = Screen{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Screen) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Screen) ProtoMessage() {}
+
+func (x *Screen) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Screen.ProtoReflect.Descriptor instead.
+func (*Screen) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Screen) GetCols() int32 {
+	if x != nil {
+		return x.Cols
+	}
+	return 0
+}
+
+func (x *Screen) GetRows() int32 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+func (x *Screen) GetLines() []string {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+func (x *Screen) GetScrollback() []string {
+	if x != nil {
+		return x.Scrollback
+	}
+	return nil
+}
+
+func (x *Screen) GetCursorRow() int32 {
+	if x != nil {
+		return x.CursorRow
+	}
+	return 0
+}
+
+func (x *Screen) GetCursorCol() int32 {
+	if x != nil {
+		return x.CursorCol
+	}
+	return 0
+}
+
+func (x *Screen) GetCursorVisible() bool {
+	if x != nil {
+		return x.CursorVisible
+	}
+	return false
+}
+
+func (x *Screen) GetAlternateScreen() bool {
+	if x != nil {
+		return x.AlternateScreen
+	}
+	return false
+}
+
+// Run is one shell run.
+type Run struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run's reference, maka://runtime/background-tasks/<id>.
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The turn that asked for the run, if any.
+	SourceTurnId string `protobuf:"bytes,3,opt,name=source_turn_id,json=sourceTurnId,proto3" json:"source_turn_id,omitempty"`
+	// The tool call that asked for the run, if any.
+	SourceToolCallId string `protobuf:"bytes,4,opt,name=source_tool_call_id,json=sourceToolCallId,proto3" json:"source_tool_call_id,omitempty"`
+	// Foreground or background.
+	Kind RunKind `protobuf:"varint,5,opt,name=kind,proto3,enum=maka.resource.v1.RunKind" json:"kind,omitempty"`
+	// Pipes or PTY.
+	Mode RunMode `protobuf:"varint,6,opt,name=mode,proto3,enum=maka.resource.v1.RunMode" json:"mode,omitempty"`
+	// The command, run with `bash -c`.
+	Command string `protobuf:"bytes,7,opt,name=command,proto3" json:"command,omitempty"`
+	// The working directory.
+	Cwd string `protobuf:"bytes,8,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// The timeout that applies, in milliseconds; unset for a background run without one.
+	TimeoutMs *int64 `protobuf:"varint,9,opt,name=timeout_ms,json=timeoutMs,proto3,oneof" json:"timeout_ms,omitempty"`
+	// Where the run is in its life.
+	Status RunStatus `protobuf:"varint,10,opt,name=status,proto3,enum=maka.resource.v1.RunStatus" json:"status,omitempty"`
+	// 1 when created, one more for each change.
+	Revision int64 `protobuf:"varint,11,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The service-wide change counter when this revision was stored (see WatchRuns).
+	ChangeSeq int64 `protobuf:"varint,12,opt,name=change_seq,json=changeSeq,proto3" json:"change_seq,omitempty"`
+	// When the run was recorded.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When this revision was made.
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// When the process started; unset if it never did.
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// When the run ended; unset while active.
+	EndedAt *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=ended_at,json=endedAt,proto3" json:"ended_at,omitempty"`
+	// The exit code (124 timed out, 130 cancelled, 128+N killed by signal N); unset while active
+	// and when the process never started or was orphaned.
+	ExitCode *int32 `protobuf:"varint,17,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// The signal that ended the process, if one did.
+	Signal *int32 `protobuf:"varint,18,opt,name=signal,proto3,oneof" json:"signal,omitempty"`
+	// Why the run ended the way it did (timeout, cancellation, orphaning, start failure).
+	Message string `protobuf:"bytes,19,opt,name=message,proto3" json:"message,omitempty"`
+	// The process id of the run's leader; 0 if it never started.
+	Pid int64 `protobuf:"varint,20,opt,name=pid,proto3" json:"pid,omitempty"`
+	// ended_at - started_at in milliseconds, once both are known.
+	DurationMs *int64 `protobuf:"varint,21,opt,name=duration_ms,json=durationMs,proto3,oneof" json:"duration_ms,omitempty"`
+	// The output: for an active run as of now, for an ended run final.
+	//
+	// Types that are valid to be assigned to Output:
+	//
+	//	*Run_Pipes
+	//	*Run_Screen
+	Output        isRun_Output `protobuf_oneof:"output"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Run) Reset() {
+	*x = Run{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Run) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Run) ProtoMessage() {}
+
+func (x *Run) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Run.ProtoReflect.Descriptor instead.
+func (*Run) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Run) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *Run) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Run) GetSourceTurnId() string {
+	if x != nil {
+		return x.SourceTurnId
+	}
+	return ""
+}
+
+func (x *Run) GetSourceToolCallId() string {
+	if x != nil {
+		return x.SourceToolCallId
+	}
+	return ""
+}
+
+func (x *Run) GetKind() RunKind {
+	if x != nil {
+		return x.Kind
+	}
+	return RunKind_RUN_KIND_UNSPECIFIED
+}
+
+func (x *Run) GetMode() RunMode {
+	if x != nil {
+		return x.Mode
+	}
+	return RunMode_RUN_MODE_UNSPECIFIED
+}
+
+func (x *Run) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *Run) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *Run) GetTimeoutMs() int64 {
+	if x != nil && x.TimeoutMs != nil {
+		return *x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *Run) GetStatus() RunStatus {
+	if x != nil {
+		return x.Status
+	}
+	return RunStatus_RUN_STATUS_UNSPECIFIED
+}
+
+func (x *Run) GetRevision() int64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+func (x *Run) GetChangeSeq() int64 {
+	if x != nil {
+		return x.ChangeSeq
+	}
+	return 0
+}
+
+func (x *Run) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Run) GetUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *Run) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *Run) GetEndedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndedAt
+	}
+	return nil
+}
+
+func (x *Run) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
+}
+
+func (x *Run) GetSignal() int32 {
+	if x != nil && x.Signal != nil {
+		return *x.Signal
+	}
+	return 0
+}
+
+func (x *Run) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Run) GetPid() int64 {
+	if x != nil {
+		return x.Pid
+	}
+	return 0
+}
+
+func (x *Run) GetDurationMs() int64 {
+	if x != nil && x.DurationMs != nil {
+		return *x.DurationMs
+	}
+	return 0
+}
+
+func (x *Run) GetOutput() isRun_Output {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+func (x *Run) GetPipes() *PipesOutput {
+	if x != nil {
+		if x, ok := x.Output.(*Run_Pipes); ok {
+			return x.Pipes
+		}
+	}
+	return nil
+}
+
+func (x *Run) GetScreen() *Screen {
+	if x != nil {
+		if x, ok := x.Output.(*Run_Screen); ok {
+			return x.Screen
+		}
+	}
+	return nil
+}
+
+type isRun_Output interface {
+	isRun_Output()
+}
+
+type Run_Pipes struct {
+	// The output of a pipes run.
+	Pipes *PipesOutput `protobuf:"bytes,22,opt,name=pipes,proto3,oneof"`
+}
+
+type Run_Screen struct {
+	// The screen of a PTY run.
+	Screen *Screen `protobuf:"bytes,23,opt,name=screen,proto3,oneof"`
+}
+
+func (*Run_Pipes) isRun_Output() {}
+
+func (*Run_Screen) isRun_Output() {}
+
+// OutputChunk is bytes read from a run's output. Reads are numbered per run from 1 without
+// gaps; when a reader lags, one message may carry several consecutive reads of one stream.
+type OutputChunk struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The number of the (last) read in this message; resume after it to lose nothing and repeat
+	// nothing.
+	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// Which stream the bytes came from.
+	Stream OutputStream `protobuf:"varint,2,opt,name=stream,proto3,enum=maka.resource.v1.OutputStream" json:"stream,omitempty"`
+	// The bytes, exactly as the program wrote them.
+	Data          []byte `protobuf:"bytes,3,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutputChunk) Reset() {
+	*x = OutputChunk{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutputChunk) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutputChunk) ProtoMessage() {}
+
+func (x *OutputChunk) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutputChunk.ProtoReflect.Descriptor instead.
+func (*OutputChunk) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *OutputChunk) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *OutputChunk) GetStream() OutputStream {
+	if x != nil {
+		return x.Stream
+	}
+	return OutputStream_OUTPUT_STREAM_UNSPECIFIED
+}
+
+func (x *OutputChunk) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// OutputGap says that chunks first_sequence..last_sequence were dropped before this reader got
+// them (it fell more than the replay buffer behind); the run's retained output still has the tail.
+type OutputGap struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first sequence that was dropped.
+	FirstSequence int64 `protobuf:"varint,1,opt,name=first_sequence,json=firstSequence,proto3" json:"first_sequence,omitempty"`
+	// The last sequence that was dropped.
+	LastSequence  int64 `protobuf:"varint,2,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OutputGap) Reset() {
+	*x = OutputGap{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OutputGap) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OutputGap) ProtoMessage() {}
+
+func (x *OutputGap) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OutputGap.ProtoReflect.Descriptor instead.
+func (*OutputGap) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *OutputGap) GetFirstSequence() int64 {
+	if x != nil {
+		return x.FirstSequence
+	}
+	return 0
+}
+
+func (x *OutputGap) GetLastSequence() int64 {
+	if x != nil {
+		return x.LastSequence
+	}
+	return 0
+}
+
+// TerminalSize is a PTY's size.
+type TerminalSize struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Columns, 2 to 240.
+	Cols int32 `protobuf:"varint,1,opt,name=cols,proto3" json:"cols,omitempty"`
+	// Rows, 1 to 100.
+	Rows          int32 `protobuf:"varint,2,opt,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TerminalSize) Reset() {
+	*x = TerminalSize{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TerminalSize) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TerminalSize) ProtoMessage() {}
+
+func (x *TerminalSize) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TerminalSize.ProtoReflect.Descriptor instead.
+func (*TerminalSize) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *TerminalSize) GetCols() int32 {
+	if x != nil {
+		return x.Cols
+	}
+	return 0
+}
+
+func (x *TerminalSize) GetRows() int32 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
+// OpenConnectionRequest describes the client (for logs).
+type OpenConnectionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A name for the client, e.g. "maka-cli"; optional.
+	ClientName    string `protobuf:"bytes,1,opt,name=client_name,json=clientName,proto3" json:"client_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenConnectionRequest) Reset() {
+	*x = OpenConnectionRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenConnectionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenConnectionRequest) ProtoMessage() {}
+
+func (x *OpenConnectionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenConnectionRequest.ProtoReflect.Descriptor instead.
+func (*OpenConnectionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *OpenConnectionRequest) GetClientName() string {
+	if x != nil {
+		return x.ClientName
+	}
+	return ""
+}
+
+// OpenConnectionResponse is sent once, at the start of the stream.
+type OpenConnectionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The connection's id: pass it as connection_id to the controller RPCs.
+	ConnectionId  string `protobuf:"bytes,1,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenConnectionResponse) Reset() {
+	*x = OpenConnectionResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenConnectionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenConnectionResponse) ProtoMessage() {}
+
+func (x *OpenConnectionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenConnectionResponse.ProtoReflect.Descriptor instead.
+func (*OpenConnectionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *OpenConnectionResponse) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
+	}
+	return ""
+}
+
+// RunForegroundRequest asks for a foreground run.
+type RunForegroundRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The command, run with `bash -c`; must not be empty.
+	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	// An absolute working directory; empty means the session's directory (the user's home
+	// directory when the service runs without a kernel).
+	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// Environment variables set on top of the service's environment.
+	Env map[string]string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Timeout in milliseconds, 1 to 600000 (10 minutes); unset means 120000 (2 minutes).
+	TimeoutMs *int64 `protobuf:"varint,5,opt,name=timeout_ms,json=timeoutMs,proto3,oneof" json:"timeout_ms,omitempty"`
+	// The turn that asks for the run, if any.
+	SourceTurnId string `protobuf:"bytes,6,opt,name=source_turn_id,json=sourceTurnId,proto3" json:"source_turn_id,omitempty"`
+	// The tool call that asks for the run, if any.
+	SourceToolCallId string `protobuf:"bytes,7,opt,name=source_tool_call_id,json=sourceToolCallId,proto3" json:"source_tool_call_id,omitempty"`
+	// Must be false: foreground runs use pipes. Start a background run to get a PTY.
+	Pty           bool `protobuf:"varint,8,opt,name=pty,proto3" json:"pty,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunForegroundRequest) Reset() {
+	*x = RunForegroundRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunForegroundRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunForegroundRequest) ProtoMessage() {}
+
+func (x *RunForegroundRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunForegroundRequest.ProtoReflect.Descriptor instead.
+func (*RunForegroundRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RunForegroundRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *RunForegroundRequest) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *RunForegroundRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *RunForegroundRequest) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+func (x *RunForegroundRequest) GetTimeoutMs() int64 {
+	if x != nil && x.TimeoutMs != nil {
+		return *x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *RunForegroundRequest) GetSourceTurnId() string {
+	if x != nil {
+		return x.SourceTurnId
+	}
+	return ""
+}
+
+func (x *RunForegroundRequest) GetSourceToolCallId() string {
+	if x != nil {
+		return x.SourceToolCallId
+	}
+	return ""
+}
+
+func (x *RunForegroundRequest) GetPty() bool {
+	if x != nil {
+		return x.Pty
+	}
+	return false
+}
+
+// RunForegroundResponse is one event of a foreground run: output chunks, then the result.
+type RunForegroundResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*RunForegroundResponse_Output
+	//	*RunForegroundResponse_Gap
+	//	*RunForegroundResponse_Result
+	Event         isRunForegroundResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunForegroundResponse) Reset() {
+	*x = RunForegroundResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunForegroundResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunForegroundResponse) ProtoMessage() {}
+
+func (x *RunForegroundResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunForegroundResponse.ProtoReflect.Descriptor instead.
+func (*RunForegroundResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RunForegroundResponse) GetEvent() isRunForegroundResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *RunForegroundResponse) GetOutput() *OutputChunk {
+	if x != nil {
+		if x, ok := x.Event.(*RunForegroundResponse_Output); ok {
+			return x.Output
+		}
+	}
+	return nil
+}
+
+func (x *RunForegroundResponse) GetGap() *OutputGap {
+	if x != nil {
+		if x, ok := x.Event.(*RunForegroundResponse_Gap); ok {
+			return x.Gap
+		}
+	}
+	return nil
+}
+
+func (x *RunForegroundResponse) GetResult() *Run {
+	if x != nil {
+		if x, ok := x.Event.(*RunForegroundResponse_Result); ok {
+			return x.Result
+		}
+	}
+	return nil
+}
+
+type isRunForegroundResponse_Event interface {
+	isRunForegroundResponse_Event()
+}
+
+type RunForegroundResponse_Output struct {
+	// Output as it is read.
+	Output *OutputChunk `protobuf:"bytes,1,opt,name=output,proto3,oneof"`
+}
+
+type RunForegroundResponse_Gap struct {
+	// Output this reader missed (it read too slowly); the result still has the tails.
+	Gap *OutputGap `protobuf:"bytes,2,opt,name=gap,proto3,oneof"`
+}
+
+type RunForegroundResponse_Result struct {
+	// The final state of the run; always the last message.
+	Result *Run `protobuf:"bytes,3,opt,name=result,proto3,oneof"`
+}
+
+func (*RunForegroundResponse_Output) isRunForegroundResponse_Event() {}
+
+func (*RunForegroundResponse_Gap) isRunForegroundResponse_Event() {}
+
+func (*RunForegroundResponse_Result) isRunForegroundResponse_Event() {}
+
+// StartBackgroundRequest asks for a background run.
+type StartBackgroundRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The command, run with `bash -c`; must not be empty.
+	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	// An absolute working directory; empty means the session's directory.
+	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// Environment variables set on top of the service's environment.
+	Env map[string]string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Timeout in milliseconds, 1 to 86400000 (24 hours); unset means none.
+	TimeoutMs *int64 `protobuf:"varint,5,opt,name=timeout_ms,json=timeoutMs,proto3,oneof" json:"timeout_ms,omitempty"`
+	// The turn that asks for the run, if any.
+	SourceTurnId string `protobuf:"bytes,6,opt,name=source_turn_id,json=sourceTurnId,proto3" json:"source_turn_id,omitempty"`
+	// The tool call that asks for the run, if any.
+	SourceToolCallId string `protobuf:"bytes,7,opt,name=source_tool_call_id,json=sourceToolCallId,proto3" json:"source_tool_call_id,omitempty"`
+	// Run on a PTY (TERM=xterm-256color, the size set before the program starts).
+	Pty bool `protobuf:"varint,8,opt,name=pty,proto3" json:"pty,omitempty"`
+	// The PTY's size; unset means 80x24. Ignored for pipes runs.
+	Size          *TerminalSize `protobuf:"bytes,9,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBackgroundRequest) Reset() {
+	*x = StartBackgroundRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBackgroundRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBackgroundRequest) ProtoMessage() {}
+
+func (x *StartBackgroundRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBackgroundRequest.ProtoReflect.Descriptor instead.
+func (*StartBackgroundRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *StartBackgroundRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *StartBackgroundRequest) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *StartBackgroundRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *StartBackgroundRequest) GetEnv() map[string]string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+func (x *StartBackgroundRequest) GetTimeoutMs() int64 {
+	if x != nil && x.TimeoutMs != nil {
+		return *x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *StartBackgroundRequest) GetSourceTurnId() string {
+	if x != nil {
+		return x.SourceTurnId
+	}
+	return ""
+}
+
+func (x *StartBackgroundRequest) GetSourceToolCallId() string {
+	if x != nil {
+		return x.SourceToolCallId
+	}
+	return ""
+}
+
+func (x *StartBackgroundRequest) GetPty() bool {
+	if x != nil {
+		return x.Pty
+	}
+	return false
+}
+
+func (x *StartBackgroundRequest) GetSize() *TerminalSize {
+	if x != nil {
+		return x.Size
+	}
+	return nil
+}
+
+// StartBackgroundResponse carries the started run.
+type StartBackgroundResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run: ref, status (normally RUNNING) and mode.
+	Run           *Run `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartBackgroundResponse) Reset() {
+	*x = StartBackgroundResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartBackgroundResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartBackgroundResponse) ProtoMessage() {}
+
+func (x *StartBackgroundResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartBackgroundResponse.ProtoReflect.Descriptor instead.
+func (*StartBackgroundResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *StartBackgroundResponse) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+// GetRunRequest names a run.
+type GetRunRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference.
+	Ref           string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRunRequest) Reset() {
+	*x = GetRunRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRunRequest) ProtoMessage() {}
+
+func (x *GetRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRunRequest.ProtoReflect.Descriptor instead.
+func (*GetRunRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *GetRunRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *GetRunRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+// GetRunResponse carries the run.
+type GetRunResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run as of now.
+	Run           *Run `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRunResponse) Reset() {
+	*x = GetRunResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRunResponse) ProtoMessage() {}
+
+func (x *GetRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRunResponse.ProtoReflect.Descriptor instead.
+func (*GetRunResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *GetRunResponse) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+// ListRunsRequest asks for a page of a session's runs.
+type ListRunsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// At most this many runs, 1 to 500; 0 means 50.
+	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// next_page_token of the previous page; empty for the first page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRunsRequest) Reset() {
+	*x = ListRunsRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRunsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRunsRequest) ProtoMessage() {}
+
+func (x *ListRunsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRunsRequest.ProtoReflect.Descriptor instead.
+func (*ListRunsRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ListRunsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListRunsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListRunsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// ListRunsResponse is a page of runs.
+type ListRunsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The runs, oldest first.
+	Runs []*Run `protobuf:"bytes,1,rep,name=runs,proto3" json:"runs,omitempty"`
+	// Pass as page_token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRunsResponse) Reset() {
+	*x = ListRunsResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRunsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRunsResponse) ProtoMessage() {}
+
+func (x *ListRunsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRunsResponse.ProtoReflect.Descriptor instead.
+func (*ListRunsResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListRunsResponse) GetRuns() []*Run {
+	if x != nil {
+		return x.Runs
+	}
+	return nil
+}
+
+func (x *ListRunsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// StopRunRequest names the run to stop.
+type StopRunRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference.
+	Ref           string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopRunRequest) Reset() {
+	*x = StopRunRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopRunRequest) ProtoMessage() {}
+
+func (x *StopRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopRunRequest.ProtoReflect.Descriptor instead.
+func (*StopRunRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *StopRunRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *StopRunRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+// StopRunResponse carries the stopped run.
+type StopRunResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run's final state.
+	Run           *Run `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopRunResponse) Reset() {
+	*x = StopRunResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopRunResponse) ProtoMessage() {}
+
+func (x *StopRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopRunResponse.ProtoReflect.Descriptor instead.
+func (*StopRunResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *StopRunResponse) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+// WatchRunsRequest asks for a session's run changes.
+type WatchRunsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Only changes with a larger change_seq; 0 replays every run of the session.
+	AfterChangeSeq int64 `protobuf:"varint,2,opt,name=after_change_seq,json=afterChangeSeq,proto3" json:"after_change_seq,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *WatchRunsRequest) Reset() {
+	*x = WatchRunsRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRunsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRunsRequest) ProtoMessage() {}
+
+func (x *WatchRunsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRunsRequest.ProtoReflect.Descriptor instead.
+func (*WatchRunsRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *WatchRunsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *WatchRunsRequest) GetAfterChangeSeq() int64 {
+	if x != nil {
+		return x.AfterChangeSeq
+	}
+	return 0
+}
+
+// WatchRunsResponse is one change.
+type WatchRunsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run after the change. A watcher that falls behind gets each run's latest revision.
+	Run           *Run `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRunsResponse) Reset() {
+	*x = WatchRunsResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRunsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRunsResponse) ProtoMessage() {}
+
+func (x *WatchRunsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRunsResponse.ProtoReflect.Descriptor instead.
+func (*WatchRunsResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *WatchRunsResponse) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+// AcquireControllerRequest asks for the controller lease of a PTY run.
+type AcquireControllerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference; it must be an active PTY run.
+	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The controller's id, chosen by the client.
+	ControllerId string `protobuf:"bytes,3,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	// The id from OpenConnection; the lease is released when that connection ends. Empty means
+	// a detached lease that lasts until it is released or the run ends (for scripts).
+	ConnectionId  string `protobuf:"bytes,4,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcquireControllerRequest) Reset() {
+	*x = AcquireControllerRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcquireControllerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcquireControllerRequest) ProtoMessage() {}
+
+func (x *AcquireControllerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcquireControllerRequest.ProtoReflect.Descriptor instead.
+func (*AcquireControllerRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AcquireControllerRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *AcquireControllerRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *AcquireControllerRequest) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+func (x *AcquireControllerRequest) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
+	}
+	return ""
+}
+
+// AcquireControllerResponse describes the lease.
+type AcquireControllerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The controller's id.
+	ControllerId string `protobuf:"bytes,1,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	// The sequence the next control must carry.
+	NextSequence int64 `protobuf:"varint,2,opt,name=next_sequence,json=nextSequence,proto3" json:"next_sequence,omitempty"`
+	// The screen now.
+	Screen *Screen `protobuf:"bytes,3,opt,name=screen,proto3" json:"screen,omitempty"`
+	// The run's newest output chunk sequence now (attach after it for live output only).
+	OutputSequence int64 `protobuf:"varint,4,opt,name=output_sequence,json=outputSequence,proto3" json:"output_sequence,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *AcquireControllerResponse) Reset() {
+	*x = AcquireControllerResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcquireControllerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcquireControllerResponse) ProtoMessage() {}
+
+func (x *AcquireControllerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcquireControllerResponse.ProtoReflect.Descriptor instead.
+func (*AcquireControllerResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *AcquireControllerResponse) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+func (x *AcquireControllerResponse) GetNextSequence() int64 {
+	if x != nil {
+		return x.NextSequence
+	}
+	return 0
+}
+
+func (x *AcquireControllerResponse) GetScreen() *Screen {
+	if x != nil {
+		return x.Screen
+	}
+	return nil
+}
+
+func (x *AcquireControllerResponse) GetOutputSequence() int64 {
+	if x != nil {
+		return x.OutputSequence
+	}
+	return 0
+}
+
+// ControlControllerRequest sends input, a resize, or both (the resize first).
+type ControlControllerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference.
+	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The controller holding the lease.
+	ControllerId string `protobuf:"bytes,3,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	// The connection the lease was acquired on (empty for a detached lease).
+	ConnectionId string `protobuf:"bytes,4,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
+	// Exactly the next sequence: 1 for the first control of a lease.
+	Sequence int64 `protobuf:"varint,5,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// Text to type, at most 32 KiB as UTF-8 (e.g. "ls\r"); empty for a resize only.
+	Input string `protobuf:"bytes,6,opt,name=input,proto3" json:"input,omitempty"`
+	// The new size; unset for input only.
+	Resize        *TerminalSize `protobuf:"bytes,7,opt,name=resize,proto3" json:"resize,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlControllerRequest) Reset() {
+	*x = ControlControllerRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlControllerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlControllerRequest) ProtoMessage() {}
+
+func (x *ControlControllerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlControllerRequest.ProtoReflect.Descriptor instead.
+func (*ControlControllerRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ControlControllerRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ControlControllerRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *ControlControllerRequest) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+func (x *ControlControllerRequest) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
+	}
+	return ""
+}
+
+func (x *ControlControllerRequest) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *ControlControllerRequest) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *ControlControllerRequest) GetResize() *TerminalSize {
+	if x != nil {
+		return x.Resize
+	}
+	return nil
+}
+
+// ControlControllerResponse is the result of a control (identical for an exact retry).
+type ControlControllerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The controller's id.
+	ControllerId string `protobuf:"bytes,1,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	// The control's sequence.
+	Sequence int64 `protobuf:"varint,2,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// Bytes of input queued for the program.
+	InputBytes int64 `protobuf:"varint,3,opt,name=input_bytes,json=inputBytes,proto3" json:"input_bytes,omitempty"`
+	// The terminal size after the control.
+	Size          *TerminalSize `protobuf:"bytes,4,opt,name=size,proto3" json:"size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlControllerResponse) Reset() {
+	*x = ControlControllerResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlControllerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlControllerResponse) ProtoMessage() {}
+
+func (x *ControlControllerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlControllerResponse.ProtoReflect.Descriptor instead.
+func (*ControlControllerResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ControlControllerResponse) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+func (x *ControlControllerResponse) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *ControlControllerResponse) GetInputBytes() int64 {
+	if x != nil {
+		return x.InputBytes
+	}
+	return 0
+}
+
+func (x *ControlControllerResponse) GetSize() *TerminalSize {
+	if x != nil {
+		return x.Size
+	}
+	return nil
+}
+
+// ReleaseControllerRequest gives up a lease.
+type ReleaseControllerRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference.
+	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The controller's id.
+	ControllerId string `protobuf:"bytes,3,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	// The connection the lease was acquired on (empty for a detached lease).
+	ConnectionId  string `protobuf:"bytes,4,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseControllerRequest) Reset() {
+	*x = ReleaseControllerRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseControllerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseControllerRequest) ProtoMessage() {}
+
+func (x *ReleaseControllerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseControllerRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseControllerRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ReleaseControllerRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ReleaseControllerRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *ReleaseControllerRequest) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+func (x *ReleaseControllerRequest) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
+	}
+	return ""
+}
+
+// ReleaseControllerResponse says whether a lease was released.
+type ReleaseControllerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The controller's id.
+	ControllerId string `protobuf:"bytes,1,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	// False when the caller held no lease (any more).
+	Released      bool `protobuf:"varint,2,opt,name=released,proto3" json:"released,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseControllerResponse) Reset() {
+	*x = ReleaseControllerResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseControllerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseControllerResponse) ProtoMessage() {}
+
+func (x *ReleaseControllerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseControllerResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseControllerResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *ReleaseControllerResponse) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+func (x *ReleaseControllerResponse) GetReleased() bool {
+	if x != nil {
+		return x.Released
+	}
+	return false
+}
+
+// AttachRequest is one message from an attached client: `start` first, then `control`s.
+type AttachRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message.
+	//
+	// Types that are valid to be assigned to Action:
+	//
+	//	*AttachRequest_Start
+	//	*AttachRequest_Control
+	Action        isAttachRequest_Action `protobuf_oneof:"action"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachRequest) Reset() {
+	*x = AttachRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachRequest) ProtoMessage() {}
+
+func (x *AttachRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachRequest.ProtoReflect.Descriptor instead.
+func (*AttachRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *AttachRequest) GetAction() isAttachRequest_Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *AttachRequest) GetStart() *AttachStart {
+	if x != nil {
+		if x, ok := x.Action.(*AttachRequest_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *AttachRequest) GetControl() *AttachControl {
+	if x != nil {
+		if x, ok := x.Action.(*AttachRequest_Control); ok {
+			return x.Control
+		}
+	}
+	return nil
+}
+
+type isAttachRequest_Action interface {
+	isAttachRequest_Action()
+}
+
+type AttachRequest_Start struct {
+	// What to attach to; must be the first message, and only the first.
+	Start *AttachStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
+}
+
+type AttachRequest_Control struct {
+	// Input and/or resize under the stream's lease.
+	Control *AttachControl `protobuf:"bytes,2,opt,name=control,proto3,oneof"`
+}
+
+func (*AttachRequest_Start) isAttachRequest_Action() {}
+
+func (*AttachRequest_Control) isAttachRequest_Action() {}
+
+// AttachStart says what to attach to.
+type AttachStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference.
+	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	// Replay output chunks after this sequence (0: everything still kept).
+	AfterSequence int64 `protobuf:"varint,3,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
+	// If set, take the controller lease under this id for the stream's lifetime.
+	ControllerId  string `protobuf:"bytes,4,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachStart) Reset() {
+	*x = AttachStart{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachStart) ProtoMessage() {}
+
+func (x *AttachStart) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachStart.ProtoReflect.Descriptor instead.
+func (*AttachStart) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *AttachStart) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *AttachStart) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *AttachStart) GetAfterSequence() int64 {
+	if x != nil {
+		return x.AfterSequence
+	}
+	return 0
+}
+
+func (x *AttachStart) GetControllerId() string {
+	if x != nil {
+		return x.ControllerId
+	}
+	return ""
+}
+
+// AttachControl is a control sent on the attach stream.
+type AttachControl struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Exactly the next sequence of the stream's lease.
+	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// Text to type, at most 32 KiB as UTF-8; empty for a resize only.
+	Input string `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
+	// The new size; unset for input only.
+	Resize        *TerminalSize `protobuf:"bytes,3,opt,name=resize,proto3" json:"resize,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachControl) Reset() {
+	*x = AttachControl{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachControl) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachControl) ProtoMessage() {}
+
+func (x *AttachControl) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachControl.ProtoReflect.Descriptor instead.
+func (*AttachControl) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *AttachControl) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *AttachControl) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+func (x *AttachControl) GetResize() *TerminalSize {
+	if x != nil {
+		return x.Resize
+	}
+	return nil
+}
+
+// Attached is the first answer on an attach stream.
+type Attached struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The run now.
+	Run *Run `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	// The screen now (unset for a pipes run).
+	Screen *Screen `protobuf:"bytes,2,opt,name=screen,proto3" json:"screen,omitempty"`
+	// The newest output sequence now.
+	OutputSequence int64 `protobuf:"varint,3,opt,name=output_sequence,json=outputSequence,proto3" json:"output_sequence,omitempty"`
+	// The next control sequence when the stream holds the lease; 0 otherwise.
+	NextSequence  int64 `protobuf:"varint,4,opt,name=next_sequence,json=nextSequence,proto3" json:"next_sequence,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Attached) Reset() {
+	*x = Attached{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attached) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attached) ProtoMessage() {}
+
+func (x *Attached) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attached.ProtoReflect.Descriptor instead.
+func (*Attached) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *Attached) GetRun() *Run {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+func (x *Attached) GetScreen() *Screen {
+	if x != nil {
+		return x.Screen
+	}
+	return nil
+}
+
+func (x *Attached) GetOutputSequence() int64 {
+	if x != nil {
+		return x.OutputSequence
+	}
+	return 0
+}
+
+func (x *Attached) GetNextSequence() int64 {
+	if x != nil {
+		return x.NextSequence
+	}
+	return 0
+}
+
+// ControlRejected says why a control on the attach stream was refused (as the status of the
+// same ControlController call would).
+type ControlRejected struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code the unary call would have ended with, e.g. 10 (ABORTED).
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The ErrorInfo reason, e.g. "OPERATION_CONFLICT".
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// A readable explanation.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// The offending request field for INVALID_REQUEST, e.g. "resize.cols".
+	Field         string `protobuf:"bytes,4,opt,name=field,proto3" json:"field,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlRejected) Reset() {
+	*x = ControlRejected{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlRejected) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlRejected) ProtoMessage() {}
+
+func (x *ControlRejected) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlRejected.ProtoReflect.Descriptor instead.
+func (*ControlRejected) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ControlRejected) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *ControlRejected) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ControlRejected) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ControlRejected) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+// ControlOutcome answers one AttachControl.
+type ControlOutcome struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The control's sequence.
+	Sequence int64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// What happened.
+	//
+	// Types that are valid to be assigned to Outcome:
+	//
+	//	*ControlOutcome_Applied
+	//	*ControlOutcome_Rejected
+	Outcome       isControlOutcome_Outcome `protobuf_oneof:"outcome"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ControlOutcome) Reset() {
+	*x = ControlOutcome{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ControlOutcome) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ControlOutcome) ProtoMessage() {}
+
+func (x *ControlOutcome) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ControlOutcome.ProtoReflect.Descriptor instead.
+func (*ControlOutcome) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ControlOutcome) GetSequence() int64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *ControlOutcome) GetOutcome() isControlOutcome_Outcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return nil
+}
+
+func (x *ControlOutcome) GetApplied() *ControlControllerResponse {
+	if x != nil {
+		if x, ok := x.Outcome.(*ControlOutcome_Applied); ok {
+			return x.Applied
+		}
+	}
+	return nil
+}
+
+func (x *ControlOutcome) GetRejected() *ControlRejected {
+	if x != nil {
+		if x, ok := x.Outcome.(*ControlOutcome_Rejected); ok {
+			return x.Rejected
+		}
+	}
+	return nil
+}
+
+type isControlOutcome_Outcome interface {
+	isControlOutcome_Outcome()
+}
+
+type ControlOutcome_Applied struct {
+	// It was applied (or was an exact retry).
+	Applied *ControlControllerResponse `protobuf:"bytes,2,opt,name=applied,proto3,oneof"`
+}
+
+type ControlOutcome_Rejected struct {
+	// It was refused; the stream stays open.
+	Rejected *ControlRejected `protobuf:"bytes,3,opt,name=rejected,proto3,oneof"`
+}
+
+func (*ControlOutcome_Applied) isControlOutcome_Outcome() {}
+
+func (*ControlOutcome_Rejected) isControlOutcome_Outcome() {}
+
+// AttachResponse is one event of an attach stream.
+type AttachResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*AttachResponse_Attached
+	//	*AttachResponse_Output
+	//	*AttachResponse_Gap
+	//	*AttachResponse_Control
+	//	*AttachResponse_Ended
+	Event         isAttachResponse_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AttachResponse) Reset() {
+	*x = AttachResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AttachResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AttachResponse) ProtoMessage() {}
+
+func (x *AttachResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AttachResponse.ProtoReflect.Descriptor instead.
+func (*AttachResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *AttachResponse) GetEvent() isAttachResponse_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *AttachResponse) GetAttached() *Attached {
+	if x != nil {
+		if x, ok := x.Event.(*AttachResponse_Attached); ok {
+			return x.Attached
+		}
+	}
+	return nil
+}
+
+func (x *AttachResponse) GetOutput() *OutputChunk {
+	if x != nil {
+		if x, ok := x.Event.(*AttachResponse_Output); ok {
+			return x.Output
+		}
+	}
+	return nil
+}
+
+func (x *AttachResponse) GetGap() *OutputGap {
+	if x != nil {
+		if x, ok := x.Event.(*AttachResponse_Gap); ok {
+			return x.Gap
+		}
+	}
+	return nil
+}
+
+func (x *AttachResponse) GetControl() *ControlOutcome {
+	if x != nil {
+		if x, ok := x.Event.(*AttachResponse_Control); ok {
+			return x.Control
+		}
+	}
+	return nil
+}
+
+func (x *AttachResponse) GetEnded() *Run {
+	if x != nil {
+		if x, ok := x.Event.(*AttachResponse_Ended); ok {
+			return x.Ended
+		}
+	}
+	return nil
+}
+
+type isAttachResponse_Event interface {
+	isAttachResponse_Event()
+}
+
+type AttachResponse_Attached struct {
+	// The first event: the run and its screen.
+	Attached *Attached `protobuf:"bytes,1,opt,name=attached,proto3,oneof"`
+}
+
+type AttachResponse_Output struct {
+	// Output, replayed then live.
+	Output *OutputChunk `protobuf:"bytes,2,opt,name=output,proto3,oneof"`
+}
+
+type AttachResponse_Gap struct {
+	// Output this reader missed.
+	Gap *OutputGap `protobuf:"bytes,3,opt,name=gap,proto3,oneof"`
+}
+
+type AttachResponse_Control struct {
+	// The answer to a control.
+	Control *ControlOutcome `protobuf:"bytes,4,opt,name=control,proto3,oneof"`
+}
+
+type AttachResponse_Ended struct {
+	// The run's final state; the last event.
+	Ended *Run `protobuf:"bytes,5,opt,name=ended,proto3,oneof"`
+}
+
+func (*AttachResponse_Attached) isAttachResponse_Event() {}
+
+func (*AttachResponse_Output) isAttachResponse_Event() {}
+
+func (*AttachResponse_Gap) isAttachResponse_Event() {}
+
+func (*AttachResponse_Control) isAttachResponse_Event() {}
+
+func (*AttachResponse_Ended) isAttachResponse_Event() {}
+
+// ShutdownRequest has no fields.
+type ShutdownRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownRequest) Reset() {
+	*x = ShutdownRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownRequest) ProtoMessage() {}
+
+func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{35}
+}
+
+// RunCount is how many runs ended in one status.
+type RunCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The status.
+	Status RunStatus `protobuf:"varint,1,opt,name=status,proto3,enum=maka.resource.v1.RunStatus" json:"status,omitempty"`
+	// How many runs.
+	Count         int32 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunCount) Reset() {
+	*x = RunCount{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunCount) ProtoMessage() {}
+
+func (x *RunCount) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunCount.ProtoReflect.Descriptor instead.
+func (*RunCount) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *RunCount) GetStatus() RunStatus {
+	if x != nil {
+		return x.Status
+	}
+	return RunStatus_RUN_STATUS_UNSPECIFIED
+}
+
+func (x *RunCount) GetCount() int32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// ShutdownResponse reports how the live runs ended.
+type ShutdownResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// For each terminal status, how many of the runs live at shutdown ended in it.
+	Ended []*RunCount `protobuf:"bytes,1,rep,name=ended,proto3" json:"ended,omitempty"`
+	// Runs whose end could not be recorded (the store failed).
+	Lost int32 `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
+	// Runs still not ended when the shutdown grace period ran out.
+	Unfinished    int32 `protobuf:"varint,3,opt,name=unfinished,proto3" json:"unfinished,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownResponse) Reset() {
+	*x = ShutdownResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownResponse) ProtoMessage() {}
+
+func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ShutdownResponse) GetEnded() []*RunCount {
+	if x != nil {
+		return x.Ended
+	}
+	return nil
+}
+
+func (x *ShutdownResponse) GetLost() int32 {
+	if x != nil {
+		return x.Lost
+	}
+	return 0
+}
+
+func (x *ShutdownResponse) GetUnfinished() int32 {
+	if x != nil {
+		return x.Unfinished
+	}
+	return 0
+}
+
 var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
 
 const file_maka_resource_v1_resource_proto_rawDesc = "" +
@@ -175,9 +3149,260 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x1a\n" +
 	"\bdraining\x18\x06 \x01(\bR\bdraining\x12\x10\n" +
-	"\x03pid\x18\a \x01(\x03R\x03pid2s\n" +
+	"\x03pid\x18\a \x01(\x03R\x03pid\"\x93\x01\n" +
+	"\vPipesOutput\x12\x16\n" +
+	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
+	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12)\n" +
+	"\x10stdout_truncated\x18\x03 \x01(\bR\x0fstdoutTruncated\x12)\n" +
+	"\x10stderr_truncated\x18\x04 \x01(\bR\x0fstderrTruncated\"\xf6\x01\n" +
+	"\x06Screen\x12\x12\n" +
+	"\x04cols\x18\x01 \x01(\x05R\x04cols\x12\x12\n" +
+	"\x04rows\x18\x02 \x01(\x05R\x04rows\x12\x14\n" +
+	"\x05lines\x18\x03 \x03(\tR\x05lines\x12\x1e\n" +
+	"\n" +
+	"scrollback\x18\x04 \x03(\tR\n" +
+	"scrollback\x12\x1d\n" +
+	"\n" +
+	"cursor_row\x18\x05 \x01(\x05R\tcursorRow\x12\x1d\n" +
+	"\n" +
+	"cursor_col\x18\x06 \x01(\x05R\tcursorCol\x12%\n" +
+	"\x0ecursor_visible\x18\a \x01(\bR\rcursorVisible\x12)\n" +
+	"\x10alternate_screen\x18\b \x01(\bR\x0falternateScreen\"\xcf\a\n" +
+	"\x03Run\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\x12$\n" +
+	"\x0esource_turn_id\x18\x03 \x01(\tR\fsourceTurnId\x12-\n" +
+	"\x13source_tool_call_id\x18\x04 \x01(\tR\x10sourceToolCallId\x12-\n" +
+	"\x04kind\x18\x05 \x01(\x0e2\x19.maka.resource.v1.RunKindR\x04kind\x12-\n" +
+	"\x04mode\x18\x06 \x01(\x0e2\x19.maka.resource.v1.RunModeR\x04mode\x12\x18\n" +
+	"\acommand\x18\a \x01(\tR\acommand\x12\x10\n" +
+	"\x03cwd\x18\b \x01(\tR\x03cwd\x12\"\n" +
+	"\n" +
+	"timeout_ms\x18\t \x01(\x03H\x01R\ttimeoutMs\x88\x01\x01\x123\n" +
+	"\x06status\x18\n" +
+	" \x01(\x0e2\x1b.maka.resource.v1.RunStatusR\x06status\x12\x1a\n" +
+	"\brevision\x18\v \x01(\x03R\brevision\x12\x1d\n" +
+	"\n" +
+	"change_seq\x18\f \x01(\x03R\tchangeSeq\x129\n" +
+	"\n" +
+	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"updated_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x129\n" +
+	"\n" +
+	"started_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x125\n" +
+	"\bended_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x12 \n" +
+	"\texit_code\x18\x11 \x01(\x05H\x02R\bexitCode\x88\x01\x01\x12\x1b\n" +
+	"\x06signal\x18\x12 \x01(\x05H\x03R\x06signal\x88\x01\x01\x12\x18\n" +
+	"\amessage\x18\x13 \x01(\tR\amessage\x12\x10\n" +
+	"\x03pid\x18\x14 \x01(\x03R\x03pid\x12$\n" +
+	"\vduration_ms\x18\x15 \x01(\x03H\x04R\n" +
+	"durationMs\x88\x01\x01\x125\n" +
+	"\x05pipes\x18\x16 \x01(\v2\x1d.maka.resource.v1.PipesOutputH\x00R\x05pipes\x122\n" +
+	"\x06screen\x18\x17 \x01(\v2\x18.maka.resource.v1.ScreenH\x00R\x06screenB\b\n" +
+	"\x06outputB\r\n" +
+	"\v_timeout_msB\f\n" +
+	"\n" +
+	"_exit_codeB\t\n" +
+	"\a_signalB\x0e\n" +
+	"\f_duration_ms\"u\n" +
+	"\vOutputChunk\x12\x1a\n" +
+	"\bsequence\x18\x01 \x01(\x03R\bsequence\x126\n" +
+	"\x06stream\x18\x02 \x01(\x0e2\x1e.maka.resource.v1.OutputStreamR\x06stream\x12\x12\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"W\n" +
+	"\tOutputGap\x12%\n" +
+	"\x0efirst_sequence\x18\x01 \x01(\x03R\rfirstSequence\x12#\n" +
+	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence\"6\n" +
+	"\fTerminalSize\x12\x12\n" +
+	"\x04cols\x18\x01 \x01(\x05R\x04cols\x12\x12\n" +
+	"\x04rows\x18\x02 \x01(\x05R\x04rows\"8\n" +
+	"\x15OpenConnectionRequest\x12\x1f\n" +
+	"\vclient_name\x18\x01 \x01(\tR\n" +
+	"clientName\"=\n" +
+	"\x16OpenConnectionResponse\x12#\n" +
+	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\"\xf6\x02\n" +
+	"\x14RunForegroundRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
+	"\acommand\x18\x02 \x01(\tR\acommand\x12\x10\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12A\n" +
+	"\x03env\x18\x04 \x03(\v2/.maka.resource.v1.RunForegroundRequest.EnvEntryR\x03env\x12\"\n" +
+	"\n" +
+	"timeout_ms\x18\x05 \x01(\x03H\x00R\ttimeoutMs\x88\x01\x01\x12$\n" +
+	"\x0esource_turn_id\x18\x06 \x01(\tR\fsourceTurnId\x12-\n" +
+	"\x13source_tool_call_id\x18\a \x01(\tR\x10sourceToolCallId\x12\x10\n" +
+	"\x03pty\x18\b \x01(\bR\x03pty\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\r\n" +
+	"\v_timeout_ms\"\xbb\x01\n" +
+	"\x15RunForegroundResponse\x127\n" +
+	"\x06output\x18\x01 \x01(\v2\x1d.maka.resource.v1.OutputChunkH\x00R\x06output\x12/\n" +
+	"\x03gap\x18\x02 \x01(\v2\x1b.maka.resource.v1.OutputGapH\x00R\x03gap\x12/\n" +
+	"\x06result\x18\x03 \x01(\v2\x15.maka.resource.v1.RunH\x00R\x06resultB\a\n" +
+	"\x05event\"\xae\x03\n" +
+	"\x16StartBackgroundRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
+	"\acommand\x18\x02 \x01(\tR\acommand\x12\x10\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12C\n" +
+	"\x03env\x18\x04 \x03(\v21.maka.resource.v1.StartBackgroundRequest.EnvEntryR\x03env\x12\"\n" +
+	"\n" +
+	"timeout_ms\x18\x05 \x01(\x03H\x00R\ttimeoutMs\x88\x01\x01\x12$\n" +
+	"\x0esource_turn_id\x18\x06 \x01(\tR\fsourceTurnId\x12-\n" +
+	"\x13source_tool_call_id\x18\a \x01(\tR\x10sourceToolCallId\x12\x10\n" +
+	"\x03pty\x18\b \x01(\bR\x03pty\x122\n" +
+	"\x04size\x18\t \x01(\v2\x1e.maka.resource.v1.TerminalSizeR\x04size\x1a6\n" +
+	"\bEnvEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\r\n" +
+	"\v_timeout_ms\"B\n" +
+	"\x17StartBackgroundResponse\x12'\n" +
+	"\x03run\x18\x01 \x01(\v2\x15.maka.resource.v1.RunR\x03run\"@\n" +
+	"\rGetRunRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\"9\n" +
+	"\x0eGetRunResponse\x12'\n" +
+	"\x03run\x18\x01 \x01(\v2\x15.maka.resource.v1.RunR\x03run\"l\n" +
+	"\x0fListRunsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"e\n" +
+	"\x10ListRunsResponse\x12)\n" +
+	"\x04runs\x18\x01 \x03(\v2\x15.maka.resource.v1.RunR\x04runs\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"A\n" +
+	"\x0eStopRunRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\":\n" +
+	"\x0fStopRunResponse\x12'\n" +
+	"\x03run\x18\x01 \x01(\v2\x15.maka.resource.v1.RunR\x03run\"[\n" +
+	"\x10WatchRunsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12(\n" +
+	"\x10after_change_seq\x18\x02 \x01(\x03R\x0eafterChangeSeq\"<\n" +
+	"\x11WatchRunsResponse\x12'\n" +
+	"\x03run\x18\x01 \x01(\v2\x15.maka.resource.v1.RunR\x03run\"\x95\x01\n" +
+	"\x18AcquireControllerRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\x12#\n" +
+	"\rcontroller_id\x18\x03 \x01(\tR\fcontrollerId\x12#\n" +
+	"\rconnection_id\x18\x04 \x01(\tR\fconnectionId\"\xc0\x01\n" +
+	"\x19AcquireControllerResponse\x12#\n" +
+	"\rcontroller_id\x18\x01 \x01(\tR\fcontrollerId\x12#\n" +
+	"\rnext_sequence\x18\x02 \x01(\x03R\fnextSequence\x120\n" +
+	"\x06screen\x18\x03 \x01(\v2\x18.maka.resource.v1.ScreenR\x06screen\x12'\n" +
+	"\x0foutput_sequence\x18\x04 \x01(\x03R\x0eoutputSequence\"\xff\x01\n" +
+	"\x18ControlControllerRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\x12#\n" +
+	"\rcontroller_id\x18\x03 \x01(\tR\fcontrollerId\x12#\n" +
+	"\rconnection_id\x18\x04 \x01(\tR\fconnectionId\x12\x1a\n" +
+	"\bsequence\x18\x05 \x01(\x03R\bsequence\x12\x14\n" +
+	"\x05input\x18\x06 \x01(\tR\x05input\x126\n" +
+	"\x06resize\x18\a \x01(\v2\x1e.maka.resource.v1.TerminalSizeR\x06resize\"\xb1\x01\n" +
+	"\x19ControlControllerResponse\x12#\n" +
+	"\rcontroller_id\x18\x01 \x01(\tR\fcontrollerId\x12\x1a\n" +
+	"\bsequence\x18\x02 \x01(\x03R\bsequence\x12\x1f\n" +
+	"\vinput_bytes\x18\x03 \x01(\x03R\n" +
+	"inputBytes\x122\n" +
+	"\x04size\x18\x04 \x01(\v2\x1e.maka.resource.v1.TerminalSizeR\x04size\"\x95\x01\n" +
+	"\x18ReleaseControllerRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\x12#\n" +
+	"\rcontroller_id\x18\x03 \x01(\tR\fcontrollerId\x12#\n" +
+	"\rconnection_id\x18\x04 \x01(\tR\fconnectionId\"\\\n" +
+	"\x19ReleaseControllerResponse\x12#\n" +
+	"\rcontroller_id\x18\x01 \x01(\tR\fcontrollerId\x12\x1a\n" +
+	"\breleased\x18\x02 \x01(\bR\breleased\"\x8d\x01\n" +
+	"\rAttachRequest\x125\n" +
+	"\x05start\x18\x01 \x01(\v2\x1d.maka.resource.v1.AttachStartH\x00R\x05start\x12;\n" +
+	"\acontrol\x18\x02 \x01(\v2\x1f.maka.resource.v1.AttachControlH\x00R\acontrolB\b\n" +
+	"\x06action\"\x8a\x01\n" +
+	"\vAttachStart\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\x12%\n" +
+	"\x0eafter_sequence\x18\x03 \x01(\x03R\rafterSequence\x12#\n" +
+	"\rcontroller_id\x18\x04 \x01(\tR\fcontrollerId\"y\n" +
+	"\rAttachControl\x12\x1a\n" +
+	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12\x14\n" +
+	"\x05input\x18\x02 \x01(\tR\x05input\x126\n" +
+	"\x06resize\x18\x03 \x01(\v2\x1e.maka.resource.v1.TerminalSizeR\x06resize\"\xb3\x01\n" +
+	"\bAttached\x12'\n" +
+	"\x03run\x18\x01 \x01(\v2\x15.maka.resource.v1.RunR\x03run\x120\n" +
+	"\x06screen\x18\x02 \x01(\v2\x18.maka.resource.v1.ScreenR\x06screen\x12'\n" +
+	"\x0foutput_sequence\x18\x03 \x01(\x03R\x0eoutputSequence\x12#\n" +
+	"\rnext_sequence\x18\x04 \x01(\x03R\fnextSequence\"m\n" +
+	"\x0fControlRejected\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x14\n" +
+	"\x05field\x18\x04 \x01(\tR\x05field\"\xc1\x01\n" +
+	"\x0eControlOutcome\x12\x1a\n" +
+	"\bsequence\x18\x01 \x01(\x03R\bsequence\x12G\n" +
+	"\aapplied\x18\x02 \x01(\v2+.maka.resource.v1.ControlControllerResponseH\x00R\aapplied\x12?\n" +
+	"\brejected\x18\x03 \x01(\v2!.maka.resource.v1.ControlRejectedH\x00R\brejectedB\t\n" +
+	"\aoutcome\"\xaa\x02\n" +
+	"\x0eAttachResponse\x128\n" +
+	"\battached\x18\x01 \x01(\v2\x1a.maka.resource.v1.AttachedH\x00R\battached\x127\n" +
+	"\x06output\x18\x02 \x01(\v2\x1d.maka.resource.v1.OutputChunkH\x00R\x06output\x12/\n" +
+	"\x03gap\x18\x03 \x01(\v2\x1b.maka.resource.v1.OutputGapH\x00R\x03gap\x12<\n" +
+	"\acontrol\x18\x04 \x01(\v2 .maka.resource.v1.ControlOutcomeH\x00R\acontrol\x12-\n" +
+	"\x05ended\x18\x05 \x01(\v2\x15.maka.resource.v1.RunH\x00R\x05endedB\a\n" +
+	"\x05event\"\x11\n" +
+	"\x0fShutdownRequest\"U\n" +
+	"\bRunCount\x123\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1b.maka.resource.v1.RunStatusR\x06status\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"x\n" +
+	"\x10ShutdownResponse\x120\n" +
+	"\x05ended\x18\x01 \x03(\v2\x1a.maka.resource.v1.RunCountR\x05ended\x12\x12\n" +
+	"\x04lost\x18\x02 \x01(\x05R\x04lost\x12\x1e\n" +
+	"\n" +
+	"unfinished\x18\x03 \x01(\x05R\n" +
+	"unfinished*\xd6\x01\n" +
+	"\tRunStatus\x12\x1a\n" +
+	"\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13RUN_STATUS_STARTING\x10\x01\x12\x16\n" +
+	"\x12RUN_STATUS_RUNNING\x10\x02\x12\x18\n" +
+	"\x14RUN_STATUS_COMPLETED\x10\x03\x12\x15\n" +
+	"\x11RUN_STATUS_FAILED\x10\x04\x12\x18\n" +
+	"\x14RUN_STATUS_TIMED_OUT\x10\x05\x12\x18\n" +
+	"\x14RUN_STATUS_CANCELLED\x10\x06\x12\x17\n" +
+	"\x13RUN_STATUS_ORPHANED\x10\a*I\n" +
+	"\aRunMode\x12\x18\n" +
+	"\x14RUN_MODE_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eRUN_MODE_PIPES\x10\x01\x12\x10\n" +
+	"\fRUN_MODE_PTY\x10\x02*U\n" +
+	"\aRunKind\x12\x18\n" +
+	"\x14RUN_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13RUN_KIND_FOREGROUND\x10\x01\x12\x17\n" +
+	"\x13RUN_KIND_BACKGROUND\x10\x02*x\n" +
+	"\fOutputStream\x12\x1d\n" +
+	"\x19OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14OUTPUT_STREAM_STDOUT\x10\x01\x12\x18\n" +
+	"\x14OUTPUT_STREAM_STDERR\x10\x02\x12\x15\n" +
+	"\x11OUTPUT_STREAM_PTY\x10\x032\xdc\t\n" +
 	"\x0fResourceService\x12`\n" +
-	"\rGetServerInfo\x12&.maka.resource.v1.GetServerInfoRequest\x1a'.maka.resource.v1.GetServerInfoResponseB\xc4\x01\n" +
+	"\rGetServerInfo\x12&.maka.resource.v1.GetServerInfoRequest\x1a'.maka.resource.v1.GetServerInfoResponse\x12e\n" +
+	"\x0eOpenConnection\x12'.maka.resource.v1.OpenConnectionRequest\x1a(.maka.resource.v1.OpenConnectionResponse0\x01\x12b\n" +
+	"\rRunForeground\x12&.maka.resource.v1.RunForegroundRequest\x1a'.maka.resource.v1.RunForegroundResponse0\x01\x12f\n" +
+	"\x0fStartBackground\x12(.maka.resource.v1.StartBackgroundRequest\x1a).maka.resource.v1.StartBackgroundResponse\x12K\n" +
+	"\x06GetRun\x12\x1f.maka.resource.v1.GetRunRequest\x1a .maka.resource.v1.GetRunResponse\x12Q\n" +
+	"\bListRuns\x12!.maka.resource.v1.ListRunsRequest\x1a\".maka.resource.v1.ListRunsResponse\x12N\n" +
+	"\aStopRun\x12 .maka.resource.v1.StopRunRequest\x1a!.maka.resource.v1.StopRunResponse\x12V\n" +
+	"\tWatchRuns\x12\".maka.resource.v1.WatchRunsRequest\x1a#.maka.resource.v1.WatchRunsResponse0\x01\x12l\n" +
+	"\x11AcquireController\x12*.maka.resource.v1.AcquireControllerRequest\x1a+.maka.resource.v1.AcquireControllerResponse\x12l\n" +
+	"\x11ControlController\x12*.maka.resource.v1.ControlControllerRequest\x1a+.maka.resource.v1.ControlControllerResponse\x12l\n" +
+	"\x11ReleaseController\x12*.maka.resource.v1.ReleaseControllerRequest\x1a+.maka.resource.v1.ReleaseControllerResponse\x12O\n" +
+	"\x06Attach\x12\x1f.maka.resource.v1.AttachRequest\x1a .maka.resource.v1.AttachResponse(\x010\x01\x12Q\n" +
+	"\bShutdown\x12!.maka.resource.v1.ShutdownRequest\x1a\".maka.resource.v1.ShutdownResponseB\xc4\x01\n" +
 	"\x14com.maka.resource.v1B\rResourceProtoP\x01Z;maka.dev/runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
 
 var (
@@ -192,21 +3417,126 @@ func file_maka_resource_v1_resource_proto_rawDescGZIP() []byte {
 	return file_maka_resource_v1_resource_proto_rawDescData
 }
 
-var file_maka_resource_v1_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_maka_resource_v1_resource_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_maka_resource_v1_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_maka_resource_v1_resource_proto_goTypes = []any{
-	(*GetServerInfoRequest)(nil),  // 0: maka.resource.v1.GetServerInfoRequest
-	(*GetServerInfoResponse)(nil), // 1: maka.resource.v1.GetServerInfoResponse
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(RunStatus)(0),                    // 0: maka.resource.v1.RunStatus
+	(RunMode)(0),                      // 1: maka.resource.v1.RunMode
+	(RunKind)(0),                      // 2: maka.resource.v1.RunKind
+	(OutputStream)(0),                 // 3: maka.resource.v1.OutputStream
+	(*GetServerInfoRequest)(nil),      // 4: maka.resource.v1.GetServerInfoRequest
+	(*GetServerInfoResponse)(nil),     // 5: maka.resource.v1.GetServerInfoResponse
+	(*PipesOutput)(nil),               // 6: maka.resource.v1.PipesOutput
+	(*Screen)(nil),                    // 7: maka.resource.v1.Screen
+	(*Run)(nil),                       // 8: maka.resource.v1.Run
+	(*OutputChunk)(nil),               // 9: maka.resource.v1.OutputChunk
+	(*OutputGap)(nil),                 // 10: maka.resource.v1.OutputGap
+	(*TerminalSize)(nil),              // 11: maka.resource.v1.TerminalSize
+	(*OpenConnectionRequest)(nil),     // 12: maka.resource.v1.OpenConnectionRequest
+	(*OpenConnectionResponse)(nil),    // 13: maka.resource.v1.OpenConnectionResponse
+	(*RunForegroundRequest)(nil),      // 14: maka.resource.v1.RunForegroundRequest
+	(*RunForegroundResponse)(nil),     // 15: maka.resource.v1.RunForegroundResponse
+	(*StartBackgroundRequest)(nil),    // 16: maka.resource.v1.StartBackgroundRequest
+	(*StartBackgroundResponse)(nil),   // 17: maka.resource.v1.StartBackgroundResponse
+	(*GetRunRequest)(nil),             // 18: maka.resource.v1.GetRunRequest
+	(*GetRunResponse)(nil),            // 19: maka.resource.v1.GetRunResponse
+	(*ListRunsRequest)(nil),           // 20: maka.resource.v1.ListRunsRequest
+	(*ListRunsResponse)(nil),          // 21: maka.resource.v1.ListRunsResponse
+	(*StopRunRequest)(nil),            // 22: maka.resource.v1.StopRunRequest
+	(*StopRunResponse)(nil),           // 23: maka.resource.v1.StopRunResponse
+	(*WatchRunsRequest)(nil),          // 24: maka.resource.v1.WatchRunsRequest
+	(*WatchRunsResponse)(nil),         // 25: maka.resource.v1.WatchRunsResponse
+	(*AcquireControllerRequest)(nil),  // 26: maka.resource.v1.AcquireControllerRequest
+	(*AcquireControllerResponse)(nil), // 27: maka.resource.v1.AcquireControllerResponse
+	(*ControlControllerRequest)(nil),  // 28: maka.resource.v1.ControlControllerRequest
+	(*ControlControllerResponse)(nil), // 29: maka.resource.v1.ControlControllerResponse
+	(*ReleaseControllerRequest)(nil),  // 30: maka.resource.v1.ReleaseControllerRequest
+	(*ReleaseControllerResponse)(nil), // 31: maka.resource.v1.ReleaseControllerResponse
+	(*AttachRequest)(nil),             // 32: maka.resource.v1.AttachRequest
+	(*AttachStart)(nil),               // 33: maka.resource.v1.AttachStart
+	(*AttachControl)(nil),             // 34: maka.resource.v1.AttachControl
+	(*Attached)(nil),                  // 35: maka.resource.v1.Attached
+	(*ControlRejected)(nil),           // 36: maka.resource.v1.ControlRejected
+	(*ControlOutcome)(nil),            // 37: maka.resource.v1.ControlOutcome
+	(*AttachResponse)(nil),            // 38: maka.resource.v1.AttachResponse
+	(*ShutdownRequest)(nil),           // 39: maka.resource.v1.ShutdownRequest
+	(*RunCount)(nil),                  // 40: maka.resource.v1.RunCount
+	(*ShutdownResponse)(nil),          // 41: maka.resource.v1.ShutdownResponse
+	nil,                               // 42: maka.resource.v1.RunForegroundRequest.EnvEntry
+	nil,                               // 43: maka.resource.v1.StartBackgroundRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),     // 44: google.protobuf.Timestamp
 }
 var file_maka_resource_v1_resource_proto_depIdxs = []int32{
-	2, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	0, // 1: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
-	1, // 2: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	44, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	2,  // 1: maka.resource.v1.Run.kind:type_name -> maka.resource.v1.RunKind
+	1,  // 2: maka.resource.v1.Run.mode:type_name -> maka.resource.v1.RunMode
+	0,  // 3: maka.resource.v1.Run.status:type_name -> maka.resource.v1.RunStatus
+	44, // 4: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
+	44, // 5: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
+	44, // 6: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
+	44, // 7: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
+	6,  // 8: maka.resource.v1.Run.pipes:type_name -> maka.resource.v1.PipesOutput
+	7,  // 9: maka.resource.v1.Run.screen:type_name -> maka.resource.v1.Screen
+	3,  // 10: maka.resource.v1.OutputChunk.stream:type_name -> maka.resource.v1.OutputStream
+	42, // 11: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
+	9,  // 12: maka.resource.v1.RunForegroundResponse.output:type_name -> maka.resource.v1.OutputChunk
+	10, // 13: maka.resource.v1.RunForegroundResponse.gap:type_name -> maka.resource.v1.OutputGap
+	8,  // 14: maka.resource.v1.RunForegroundResponse.result:type_name -> maka.resource.v1.Run
+	43, // 15: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
+	11, // 16: maka.resource.v1.StartBackgroundRequest.size:type_name -> maka.resource.v1.TerminalSize
+	8,  // 17: maka.resource.v1.StartBackgroundResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 18: maka.resource.v1.GetRunResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 19: maka.resource.v1.ListRunsResponse.runs:type_name -> maka.resource.v1.Run
+	8,  // 20: maka.resource.v1.StopRunResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 21: maka.resource.v1.WatchRunsResponse.run:type_name -> maka.resource.v1.Run
+	7,  // 22: maka.resource.v1.AcquireControllerResponse.screen:type_name -> maka.resource.v1.Screen
+	11, // 23: maka.resource.v1.ControlControllerRequest.resize:type_name -> maka.resource.v1.TerminalSize
+	11, // 24: maka.resource.v1.ControlControllerResponse.size:type_name -> maka.resource.v1.TerminalSize
+	33, // 25: maka.resource.v1.AttachRequest.start:type_name -> maka.resource.v1.AttachStart
+	34, // 26: maka.resource.v1.AttachRequest.control:type_name -> maka.resource.v1.AttachControl
+	11, // 27: maka.resource.v1.AttachControl.resize:type_name -> maka.resource.v1.TerminalSize
+	8,  // 28: maka.resource.v1.Attached.run:type_name -> maka.resource.v1.Run
+	7,  // 29: maka.resource.v1.Attached.screen:type_name -> maka.resource.v1.Screen
+	29, // 30: maka.resource.v1.ControlOutcome.applied:type_name -> maka.resource.v1.ControlControllerResponse
+	36, // 31: maka.resource.v1.ControlOutcome.rejected:type_name -> maka.resource.v1.ControlRejected
+	35, // 32: maka.resource.v1.AttachResponse.attached:type_name -> maka.resource.v1.Attached
+	9,  // 33: maka.resource.v1.AttachResponse.output:type_name -> maka.resource.v1.OutputChunk
+	10, // 34: maka.resource.v1.AttachResponse.gap:type_name -> maka.resource.v1.OutputGap
+	37, // 35: maka.resource.v1.AttachResponse.control:type_name -> maka.resource.v1.ControlOutcome
+	8,  // 36: maka.resource.v1.AttachResponse.ended:type_name -> maka.resource.v1.Run
+	0,  // 37: maka.resource.v1.RunCount.status:type_name -> maka.resource.v1.RunStatus
+	40, // 38: maka.resource.v1.ShutdownResponse.ended:type_name -> maka.resource.v1.RunCount
+	4,  // 39: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
+	12, // 40: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
+	14, // 41: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
+	16, // 42: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
+	18, // 43: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
+	20, // 44: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
+	22, // 45: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
+	24, // 46: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
+	26, // 47: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
+	28, // 48: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
+	30, // 49: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
+	32, // 50: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
+	39, // 51: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
+	5,  // 52: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
+	13, // 53: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
+	15, // 54: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
+	17, // 55: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
+	19, // 56: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
+	21, // 57: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
+	23, // 58: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
+	25, // 59: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
+	27, // 60: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
+	29, // 61: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
+	31, // 62: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
+	38, // 63: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
+	41, // 64: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
+	52, // [52:65] is the sub-list for method output_type
+	39, // [39:52] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_maka_resource_v1_resource_proto_init() }
@@ -214,18 +3544,45 @@ func file_maka_resource_v1_resource_proto_init() {
 	if File_maka_resource_v1_resource_proto != nil {
 		return
 	}
+	file_maka_resource_v1_resource_proto_msgTypes[4].OneofWrappers = []any{
+		(*Run_Pipes)(nil),
+		(*Run_Screen)(nil),
+	}
+	file_maka_resource_v1_resource_proto_msgTypes[10].OneofWrappers = []any{}
+	file_maka_resource_v1_resource_proto_msgTypes[11].OneofWrappers = []any{
+		(*RunForegroundResponse_Output)(nil),
+		(*RunForegroundResponse_Gap)(nil),
+		(*RunForegroundResponse_Result)(nil),
+	}
+	file_maka_resource_v1_resource_proto_msgTypes[12].OneofWrappers = []any{}
+	file_maka_resource_v1_resource_proto_msgTypes[28].OneofWrappers = []any{
+		(*AttachRequest_Start)(nil),
+		(*AttachRequest_Control)(nil),
+	}
+	file_maka_resource_v1_resource_proto_msgTypes[33].OneofWrappers = []any{
+		(*ControlOutcome_Applied)(nil),
+		(*ControlOutcome_Rejected)(nil),
+	}
+	file_maka_resource_v1_resource_proto_msgTypes[34].OneofWrappers = []any{
+		(*AttachResponse_Attached)(nil),
+		(*AttachResponse_Output)(nil),
+		(*AttachResponse_Gap)(nil),
+		(*AttachResponse_Control)(nil),
+		(*AttachResponse_Ended)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_resource_v1_resource_proto_rawDesc), len(file_maka_resource_v1_resource_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   2,
+			NumEnums:      4,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_maka_resource_v1_resource_proto_goTypes,
 		DependencyIndexes: file_maka_resource_v1_resource_proto_depIdxs,
+		EnumInfos:         file_maka_resource_v1_resource_proto_enumTypes,
 		MessageInfos:      file_maka_resource_v1_resource_proto_msgTypes,
 	}.Build()
 	File_maka_resource_v1_resource_proto = out.File

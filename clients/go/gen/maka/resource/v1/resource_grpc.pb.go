@@ -21,7 +21,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ResourceService_GetServerInfo_FullMethodName = "/maka.resource.v1.ResourceService/GetServerInfo"
+	ResourceService_GetServerInfo_FullMethodName     = "/maka.resource.v1.ResourceService/GetServerInfo"
+	ResourceService_OpenConnection_FullMethodName    = "/maka.resource.v1.ResourceService/OpenConnection"
+	ResourceService_RunForeground_FullMethodName     = "/maka.resource.v1.ResourceService/RunForeground"
+	ResourceService_StartBackground_FullMethodName   = "/maka.resource.v1.ResourceService/StartBackground"
+	ResourceService_GetRun_FullMethodName            = "/maka.resource.v1.ResourceService/GetRun"
+	ResourceService_ListRuns_FullMethodName          = "/maka.resource.v1.ResourceService/ListRuns"
+	ResourceService_StopRun_FullMethodName           = "/maka.resource.v1.ResourceService/StopRun"
+	ResourceService_WatchRuns_FullMethodName         = "/maka.resource.v1.ResourceService/WatchRuns"
+	ResourceService_AcquireController_FullMethodName = "/maka.resource.v1.ResourceService/AcquireController"
+	ResourceService_ControlController_FullMethodName = "/maka.resource.v1.ResourceService/ControlController"
+	ResourceService_ReleaseController_FullMethodName = "/maka.resource.v1.ResourceService/ReleaseController"
+	ResourceService_Attach_FullMethodName            = "/maka.resource.v1.ResourceService/Attach"
+	ResourceService_Shutdown_FullMethodName          = "/maka.resource.v1.ResourceService/Shutdown"
 )
 
 // ResourceServiceClient is the client API for ResourceService service.
@@ -29,9 +41,57 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+//
+// Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+// INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+// NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+// UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+// INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
 type ResourceServiceClient interface {
 	// GetServerInfo describes this resource process: version, state and where it keeps its data.
 	GetServerInfo(ctx context.Context, in *GetServerInfoRequest, opts ...grpc.CallOption) (*GetServerInfoResponse, error)
+	// OpenConnection opens a client connection: the server answers once with its id and keeps
+	// the stream open. Controller leases taken with that id belong to the connection and are
+	// released when the stream ends (the client closes it, cancels it, or goes away).
+	OpenConnection(ctx context.Context, in *OpenConnectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[OpenConnectionResponse], error)
+	// RunForeground runs a command over pipes and streams its output chunks, then one final
+	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
+	// StartBackground). Cancelling the call cancels the run.
+	RunForeground(ctx context.Context, in *RunForegroundRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunForegroundResponse], error)
+	// StartBackground starts a command over pipes or a PTY and returns at once with the run,
+	// normally `running` (or its terminal state if it could not start).
+	StartBackground(ctx context.Context, in *StartBackgroundRequest, opts ...grpc.CallOption) (*StartBackgroundResponse, error)
+	// GetRun returns a run as of now (live output for an active run).
+	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error)
+	// ListRuns lists a session's runs, oldest first, a page at a time.
+	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
+	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
+	// its final state; a run that has already ended is returned unchanged.
+	StopRun(ctx context.Context, in *StopRunRequest, opts ...grpc.CallOption) (*StopRunResponse, error)
+	// WatchRuns streams every committed change of a session's runs after a change sequence:
+	// first a replay from the store, then live changes, until the server shuts down.
+	WatchRuns(ctx context.Context, in *WatchRunsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRunsResponse], error)
+	// AcquireController takes control of an active PTY run for a connection. A second holder is
+	// ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+	AcquireController(ctx context.Context, in *AcquireControllerRequest, opts ...grpc.CallOption) (*AcquireControllerResponse, error)
+	// ControlController sends input and/or a resize under the lease. The sequence must be
+	// exactly the next one; an exact retry returns the identical earlier result; the same
+	// sequence with another payload, or input to a PTY that is being terminated, is
+	// ABORTED/OPERATION_CONFLICT.
+	ControlController(ctx context.Context, in *ControlControllerRequest, opts ...grpc.CallOption) (*ControlControllerResponse, error)
+	// ReleaseController gives up the lease; `released` is false when the caller held none
+	// (already released, dropped when its connection closed, or when the run ended).
+	ReleaseController(ctx context.Context, in *ReleaseControllerRequest, opts ...grpc.CallOption) (*ReleaseControllerResponse, error)
+	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
+	// run, its current screen), replays output after the requested sequence, then streams live
+	// output until the run ends (`ended`). With a controller id the stream holds the lease for
+	// its lifetime, and `control` messages go through the same sequence rules as
+	// ControlController; each is answered with a `control` outcome.
+	Attach(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AttachRequest, AttachResponse], error)
+	// Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
+	// "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
+	// answers with how the runs ended, then the server stops.
+	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
 type resourceServiceClient struct {
@@ -52,14 +112,212 @@ func (c *resourceServiceClient) GetServerInfo(ctx context.Context, in *GetServer
 	return out, nil
 }
 
+func (c *resourceServiceClient) OpenConnection(ctx context.Context, in *OpenConnectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[OpenConnectionResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ResourceService_ServiceDesc.Streams[0], ResourceService_OpenConnection_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[OpenConnectionRequest, OpenConnectionResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_OpenConnectionClient = grpc.ServerStreamingClient[OpenConnectionResponse]
+
+func (c *resourceServiceClient) RunForeground(ctx context.Context, in *RunForegroundRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunForegroundResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ResourceService_ServiceDesc.Streams[1], ResourceService_RunForeground_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[RunForegroundRequest, RunForegroundResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_RunForegroundClient = grpc.ServerStreamingClient[RunForegroundResponse]
+
+func (c *resourceServiceClient) StartBackground(ctx context.Context, in *StartBackgroundRequest, opts ...grpc.CallOption) (*StartBackgroundResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartBackgroundResponse)
+	err := c.cc.Invoke(ctx, ResourceService_StartBackground_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetRunResponse)
+	err := c.cc.Invoke(ctx, ResourceService_GetRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRunsResponse)
+	err := c.cc.Invoke(ctx, ResourceService_ListRuns_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) StopRun(ctx context.Context, in *StopRunRequest, opts ...grpc.CallOption) (*StopRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopRunResponse)
+	err := c.cc.Invoke(ctx, ResourceService_StopRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) WatchRuns(ctx context.Context, in *WatchRunsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRunsResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ResourceService_ServiceDesc.Streams[2], ResourceService_WatchRuns_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRunsRequest, WatchRunsResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_WatchRunsClient = grpc.ServerStreamingClient[WatchRunsResponse]
+
+func (c *resourceServiceClient) AcquireController(ctx context.Context, in *AcquireControllerRequest, opts ...grpc.CallOption) (*AcquireControllerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AcquireControllerResponse)
+	err := c.cc.Invoke(ctx, ResourceService_AcquireController_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) ControlController(ctx context.Context, in *ControlControllerRequest, opts ...grpc.CallOption) (*ControlControllerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ControlControllerResponse)
+	err := c.cc.Invoke(ctx, ResourceService_ControlController_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) ReleaseController(ctx context.Context, in *ReleaseControllerRequest, opts ...grpc.CallOption) (*ReleaseControllerResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReleaseControllerResponse)
+	err := c.cc.Invoke(ctx, ResourceService_ReleaseController_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) Attach(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AttachRequest, AttachResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ResourceService_ServiceDesc.Streams[3], ResourceService_Attach_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[AttachRequest, AttachResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_AttachClient = grpc.BidiStreamingClient[AttachRequest, AttachResponse]
+
+func (c *resourceServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ShutdownResponse)
+	err := c.cc.Invoke(ctx, ResourceService_Shutdown_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ResourceServiceServer is the server API for ResourceService service.
 // All implementations must embed UnimplementedResourceServiceServer
 // for forward compatibility.
 //
 // ResourceService runs shell commands: foreground, background, PTY, with controller leases.
+//
+// Errors carry a google.rpc.Status with one google.rpc.ErrorInfo (domain "resource.maka"):
+// INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
+// NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
+// UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
+// INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
 type ResourceServiceServer interface {
 	// GetServerInfo describes this resource process: version, state and where it keeps its data.
 	GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error)
+	// OpenConnection opens a client connection: the server answers once with its id and keeps
+	// the stream open. Controller leases taken with that id belong to the connection and are
+	// released when the stream ends (the client closes it, cancels it, or goes away).
+	OpenConnection(*OpenConnectionRequest, grpc.ServerStreamingServer[OpenConnectionResponse]) error
+	// RunForeground runs a command over pipes and streams its output chunks, then one final
+	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
+	// StartBackground). Cancelling the call cancels the run.
+	RunForeground(*RunForegroundRequest, grpc.ServerStreamingServer[RunForegroundResponse]) error
+	// StartBackground starts a command over pipes or a PTY and returns at once with the run,
+	// normally `running` (or its terminal state if it could not start).
+	StartBackground(context.Context, *StartBackgroundRequest) (*StartBackgroundResponse, error)
+	// GetRun returns a run as of now (live output for an active run).
+	GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error)
+	// ListRuns lists a session's runs, oldest first, a page at a time.
+	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
+	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
+	// its final state; a run that has already ended is returned unchanged.
+	StopRun(context.Context, *StopRunRequest) (*StopRunResponse, error)
+	// WatchRuns streams every committed change of a session's runs after a change sequence:
+	// first a replay from the store, then live changes, until the server shuts down.
+	WatchRuns(*WatchRunsRequest, grpc.ServerStreamingServer[WatchRunsResponse]) error
+	// AcquireController takes control of an active PTY run for a connection. A second holder is
+	// ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+	AcquireController(context.Context, *AcquireControllerRequest) (*AcquireControllerResponse, error)
+	// ControlController sends input and/or a resize under the lease. The sequence must be
+	// exactly the next one; an exact retry returns the identical earlier result; the same
+	// sequence with another payload, or input to a PTY that is being terminated, is
+	// ABORTED/OPERATION_CONFLICT.
+	ControlController(context.Context, *ControlControllerRequest) (*ControlControllerResponse, error)
+	// ReleaseController gives up the lease; `released` is false when the caller held none
+	// (already released, dropped when its connection closed, or when the run ended).
+	ReleaseController(context.Context, *ReleaseControllerRequest) (*ReleaseControllerResponse, error)
+	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
+	// run, its current screen), replays output after the requested sequence, then streams live
+	// output until the run ends (`ended`). With a controller id the stream holds the lease for
+	// its lifetime, and `control` messages go through the same sequence rules as
+	// ControlController; each is answered with a `control` outcome.
+	Attach(grpc.BidiStreamingServer[AttachRequest, AttachResponse]) error
+	// Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
+	// "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
+	// answers with how the runs ended, then the server stops.
+	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedResourceServiceServer()
 }
 
@@ -72,6 +330,42 @@ type UnimplementedResourceServiceServer struct{}
 
 func (UnimplementedResourceServiceServer) GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetServerInfo not implemented")
+}
+func (UnimplementedResourceServiceServer) OpenConnection(*OpenConnectionRequest, grpc.ServerStreamingServer[OpenConnectionResponse]) error {
+	return status.Error(codes.Unimplemented, "method OpenConnection not implemented")
+}
+func (UnimplementedResourceServiceServer) RunForeground(*RunForegroundRequest, grpc.ServerStreamingServer[RunForegroundResponse]) error {
+	return status.Error(codes.Unimplemented, "method RunForeground not implemented")
+}
+func (UnimplementedResourceServiceServer) StartBackground(context.Context, *StartBackgroundRequest) (*StartBackgroundResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartBackground not implemented")
+}
+func (UnimplementedResourceServiceServer) GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRun not implemented")
+}
+func (UnimplementedResourceServiceServer) ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRuns not implemented")
+}
+func (UnimplementedResourceServiceServer) StopRun(context.Context, *StopRunRequest) (*StopRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StopRun not implemented")
+}
+func (UnimplementedResourceServiceServer) WatchRuns(*WatchRunsRequest, grpc.ServerStreamingServer[WatchRunsResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchRuns not implemented")
+}
+func (UnimplementedResourceServiceServer) AcquireController(context.Context, *AcquireControllerRequest) (*AcquireControllerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AcquireController not implemented")
+}
+func (UnimplementedResourceServiceServer) ControlController(context.Context, *ControlControllerRequest) (*ControlControllerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ControlController not implemented")
+}
+func (UnimplementedResourceServiceServer) ReleaseController(context.Context, *ReleaseControllerRequest) (*ReleaseControllerResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReleaseController not implemented")
+}
+func (UnimplementedResourceServiceServer) Attach(grpc.BidiStreamingServer[AttachRequest, AttachResponse]) error {
+	return status.Error(codes.Unimplemented, "method Attach not implemented")
+}
+func (UnimplementedResourceServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
 }
 func (UnimplementedResourceServiceServer) mustEmbedUnimplementedResourceServiceServer() {}
 func (UnimplementedResourceServiceServer) testEmbeddedByValue()                         {}
@@ -112,6 +406,190 @@ func _ResourceService_GetServerInfo_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResourceService_OpenConnection_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(OpenConnectionRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ResourceServiceServer).OpenConnection(m, &grpc.GenericServerStream[OpenConnectionRequest, OpenConnectionResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_OpenConnectionServer = grpc.ServerStreamingServer[OpenConnectionResponse]
+
+func _ResourceService_RunForeground_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(RunForegroundRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ResourceServiceServer).RunForeground(m, &grpc.GenericServerStream[RunForegroundRequest, RunForegroundResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_RunForegroundServer = grpc.ServerStreamingServer[RunForegroundResponse]
+
+func _ResourceService_StartBackground_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartBackgroundRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).StartBackground(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_StartBackground_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).StartBackground(ctx, req.(*StartBackgroundRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_GetRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).GetRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_GetRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).GetRun(ctx, req.(*GetRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_ListRuns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRunsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).ListRuns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_ListRuns_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).ListRuns(ctx, req.(*ListRunsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_StopRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).StopRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_StopRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).StopRun(ctx, req.(*StopRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_WatchRuns_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRunsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ResourceServiceServer).WatchRuns(m, &grpc.GenericServerStream[WatchRunsRequest, WatchRunsResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_WatchRunsServer = grpc.ServerStreamingServer[WatchRunsResponse]
+
+func _ResourceService_AcquireController_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AcquireControllerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).AcquireController(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_AcquireController_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).AcquireController(ctx, req.(*AcquireControllerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_ControlController_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ControlControllerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).ControlController(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_ControlController_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).ControlController(ctx, req.(*ControlControllerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_ReleaseController_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReleaseControllerRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).ReleaseController(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_ReleaseController_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).ReleaseController(ctx, req.(*ReleaseControllerRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_Attach_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ResourceServiceServer).Attach(&grpc.GenericServerStream[AttachRequest, AttachResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ResourceService_AttachServer = grpc.BidiStreamingServer[AttachRequest, AttachResponse]
+
+func _ResourceService_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShutdownRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).Shutdown(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_Shutdown_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).Shutdown(ctx, req.(*ShutdownRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ResourceService_ServiceDesc is the grpc.ServiceDesc for ResourceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -123,7 +601,61 @@ var ResourceService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetServerInfo",
 			Handler:    _ResourceService_GetServerInfo_Handler,
 		},
+		{
+			MethodName: "StartBackground",
+			Handler:    _ResourceService_StartBackground_Handler,
+		},
+		{
+			MethodName: "GetRun",
+			Handler:    _ResourceService_GetRun_Handler,
+		},
+		{
+			MethodName: "ListRuns",
+			Handler:    _ResourceService_ListRuns_Handler,
+		},
+		{
+			MethodName: "StopRun",
+			Handler:    _ResourceService_StopRun_Handler,
+		},
+		{
+			MethodName: "AcquireController",
+			Handler:    _ResourceService_AcquireController_Handler,
+		},
+		{
+			MethodName: "ControlController",
+			Handler:    _ResourceService_ControlController_Handler,
+		},
+		{
+			MethodName: "ReleaseController",
+			Handler:    _ResourceService_ReleaseController_Handler,
+		},
+		{
+			MethodName: "Shutdown",
+			Handler:    _ResourceService_Shutdown_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "OpenConnection",
+			Handler:       _ResourceService_OpenConnection_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "RunForeground",
+			Handler:       _ResourceService_RunForeground_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchRuns",
+			Handler:       _ResourceService_WatchRuns_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Attach",
+			Handler:       _ResourceService_Attach_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "maka/resource/v1/resource.proto",
 }

@@ -1,0 +1,333 @@
+"""``maka.resource.v1.ResourceService``: converts requests, calls the coordinator, converts back.
+
+It decides nothing: rules live in the domain core, error mapping in :mod:`.status`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from maka.resource.v1 import resource_pb2 as pb
+from maka.resource.v1 import resource_pb2_grpc
+
+from resource_service.api import convert
+from resource_service.api.connections import ConnectionRegistry
+from resource_service.api.status import failure_of, streaming, unary
+from resource_service.core import (
+    ConnectionContext,
+    ControllerIdentity,
+    ControlRequest,
+    HostRuntimeResourceCoordinator,
+    InvalidRequestError,
+    OutputChunk,
+    OutputGap,
+)
+
+__all__ = ["ResourceServicer"]
+
+_T = TypeVar("_T")
+_Context = Any  # grpc.aio.ServicerContext; typed loosely to match the generated base class
+
+#: Output chunks waiting for a lagging client are merged into messages of up to this size.
+_COALESCE = 256 * 1024
+#: How many attach events may wait for a slow client before output reading pauses (the run's
+#: replay log keeps going; the client then sees a gap).
+_ATTACH_BACKLOG = 64
+_ATTACH_FIELDS = {
+    "control.input": "control.input",
+    "control.kind": "control.input",
+    "control.cols": "control.resize.cols",
+    "control.rows": "control.resize.rows",
+    "controller_id": "start.controller_id",
+    "ref": "start.ref",
+    "session_id": "start.session_id",
+    "after_sequence": "start.after_sequence",
+}
+
+
+class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
+    def __init__(
+        self,
+        *,
+        coordinator: HostRuntimeResourceCoordinator,
+        connections: ConnectionRegistry,
+        server_info: Callable[[], pb.GetServerInfoResponse],
+        shutdown: Callable[[], Awaitable[pb.ShutdownResponse]],
+        closing: asyncio.Event,
+    ) -> None:
+        self._coordinator = coordinator
+        self._connections = connections
+        self._server_info = server_info
+        self._shutdown = shutdown
+        self._closing = closing
+
+    @unary()
+    async def GetServerInfo(
+        self, request: pb.GetServerInfoRequest, context: _Context
+    ) -> pb.GetServerInfoResponse:
+        return self._server_info()
+
+    @streaming()
+    async def OpenConnection(
+        self, request: pb.OpenConnectionRequest, context: _Context
+    ) -> AsyncIterator[pb.OpenConnectionResponse]:
+        connection = self._connections.open(request.client_name)
+        try:
+            yield pb.OpenConnectionResponse(connection_id=connection.connection_id)
+            # The connection lives as long as this stream: until the client cancels it or
+            # goes away (the call is cancelled), or the server shuts down.
+            await self._closing.wait()
+        finally:
+            self._connections.close(connection.connection_id)
+
+    @streaming()
+    async def RunForeground(
+        self, request: pb.RunForegroundRequest, context: _Context
+    ) -> AsyncIterator[pb.RunForegroundResponse]:
+        run = self._coordinator.stream_foreground_bash(
+            convert.bash_input_from_foreground(request), coalesce=_COALESCE
+        )
+        # aclosing: if the client goes away, closing the generator cancels the run.
+        async with contextlib.aclosing(run) as events:
+            async for event in events:
+                if isinstance(event, OutputChunk):
+                    yield pb.RunForegroundResponse(output=convert.chunk_to_proto(event))
+                elif isinstance(event, OutputGap):
+                    yield pb.RunForegroundResponse(gap=convert.gap_to_proto(event))
+                else:
+                    yield pb.RunForegroundResponse(result=convert.run_to_proto(event))
+
+    @unary(fields=convert.BACKGROUND_FIELDS)
+    async def StartBackground(
+        self, request: pb.StartBackgroundRequest, context: _Context
+    ) -> pb.StartBackgroundResponse:
+        record = await self._coordinator.run_background_bash(
+            convert.bash_input_from_background(request)
+        )
+        return pb.StartBackgroundResponse(run=convert.run_to_proto(record))
+
+    @unary()
+    async def GetRun(self, request: pb.GetRunRequest, context: _Context) -> pb.GetRunResponse:
+        record = await self._coordinator.get(request.session_id, request.ref)
+        return pb.GetRunResponse(run=convert.run_to_proto(record))
+
+    @unary()
+    async def ListRuns(self, request: pb.ListRunsRequest, context: _Context) -> pb.ListRunsResponse:
+        page = await self._coordinator.list_runs(
+            request.session_id, page_size=request.page_size, page_token=request.page_token
+        )
+        return pb.ListRunsResponse(
+            runs=[convert.run_to_proto(record) for record in page.runs],
+            next_page_token=page.next_page_token,
+        )
+
+    @unary()
+    async def StopRun(self, request: pb.StopRunRequest, context: _Context) -> pb.StopRunResponse:
+        record = await self._coordinator.stop(request.session_id, request.ref)
+        return pb.StopRunResponse(run=convert.run_to_proto(record))
+
+    @streaming()
+    async def WatchRuns(
+        self, request: pb.WatchRunsRequest, context: _Context
+    ) -> AsyncIterator[pb.WatchRunsResponse]:
+        watch = self._coordinator.watch(
+            request.session_id, after_change_seq=request.after_change_seq
+        )
+        async with contextlib.aclosing(watch) as records:
+            async for record in _until(self._closing, records):
+                yield pb.WatchRunsResponse(run=convert.run_to_proto(record))
+
+    @unary()
+    async def AcquireController(
+        self, request: pb.AcquireControllerRequest, context: _Context
+    ) -> pb.AcquireControllerResponse:
+        acquired = await self._coordinator.acquire_controller(
+            ControllerIdentity(request.session_id, request.ref, request.controller_id),
+            self._connections.context(request.connection_id),
+        )
+        return pb.AcquireControllerResponse(
+            controller_id=acquired.controller_id,
+            next_sequence=acquired.next_sequence,
+            screen=convert.screen_to_proto(acquired.screen),
+            output_sequence=acquired.output_sequence,
+        )
+
+    @unary(fields=convert.CONTROL_FIELDS)
+    async def ControlController(
+        self, request: pb.ControlControllerRequest, context: _Context
+    ) -> pb.ControlControllerResponse:
+        control = convert.control_from_proto(
+            request.input, request.resize if request.HasField("resize") else None
+        )
+        result = await self._coordinator.control_controller(
+            ControlRequest(
+                request.session_id, request.ref, request.controller_id, request.sequence, control
+            ),
+            self._connections.context(request.connection_id),
+        )
+        return convert.control_result_to_proto(result)
+
+    @unary()
+    async def ReleaseController(
+        self, request: pb.ReleaseControllerRequest, context: _Context
+    ) -> pb.ReleaseControllerResponse:
+        released = await self._coordinator.release_controller(
+            ControllerIdentity(request.session_id, request.ref, request.controller_id),
+            self._connections.context(request.connection_id),
+        )
+        return pb.ReleaseControllerResponse(
+            controller_id=released.controller_id, released=released.released
+        )
+
+    @streaming(fields=_ATTACH_FIELDS)
+    async def Attach(
+        self, request_iterator: AsyncIterator[pb.AttachRequest], context: _Context
+    ) -> AsyncIterator[pb.AttachResponse]:
+        first = await anext(request_iterator, None)
+        if first is None or first.WhichOneof("action") != "start":
+            raise InvalidRequestError("the first message must be start", field="start")
+        start = first.start
+        # The stream is its own connection: a lease it takes ends with it.
+        connection = self._connections.open("attach", surface="attach")
+        try:
+            attachment = await self._coordinator.attach(
+                start.session_id,
+                start.ref,
+                after_sequence=start.after_sequence,
+                coalesce=_COALESCE,
+            )
+            identity: ControllerIdentity | None = None
+            next_sequence = 0
+            if start.controller_id:
+                identity = ControllerIdentity(start.session_id, start.ref, start.controller_id)
+                acquired = await self._coordinator.acquire_controller(identity, connection)
+                next_sequence = acquired.next_sequence
+            yield pb.AttachResponse(
+                attached=pb.Attached(
+                    run=convert.run_to_proto(attachment.record),
+                    screen=convert.screen_to_proto(attachment.screen)
+                    if attachment.screen is not None
+                    else None,
+                    output_sequence=attachment.output_sequence,
+                    next_sequence=next_sequence,
+                )
+            )
+            async for response in _attach_events(
+                self._coordinator,
+                events=attachment.events,
+                start=start,
+                requests=request_iterator,
+                identity=identity,
+                connection=connection,
+            ):
+                yield response
+        finally:
+            self._connections.close(connection.connection_id)
+
+    @unary()
+    async def Shutdown(self, request: pb.ShutdownRequest, context: _Context) -> pb.ShutdownResponse:
+        return await self._shutdown()
+
+
+async def _attach_events(
+    coordinator: HostRuntimeResourceCoordinator,
+    *,
+    events: AsyncIterator[OutputChunk | OutputGap],
+    start: pb.AttachStart,
+    requests: AsyncIterator[pb.AttachRequest],
+    identity: ControllerIdentity | None,
+    connection: ConnectionContext,
+) -> AsyncIterator[pb.AttachResponse]:
+    """Output (then the final run) merged with the outcomes of the client's controls."""
+    queue: asyncio.Queue[pb.AttachResponse | BaseException | None] = asyncio.Queue(_ATTACH_BACKLOG)
+
+    async def pump_output() -> None:
+        try:
+            async with contextlib.aclosing(events) as output:  # type: ignore[type-var]
+                async for event in output:
+                    if isinstance(event, OutputChunk):
+                        await queue.put(pb.AttachResponse(output=convert.chunk_to_proto(event)))
+                    else:
+                        await queue.put(pb.AttachResponse(gap=convert.gap_to_proto(event)))
+            final = await coordinator.manager.wait_terminal(start.session_id, start.ref)
+            await queue.put(pb.AttachResponse(ended=convert.run_to_proto(final)))
+            await queue.put(None)
+        except Exception as error:
+            await queue.put(error)
+
+    async def apply_controls() -> None:
+        async for message in requests:
+            control = message.control
+            try:
+                if message.WhichOneof("action") != "control":
+                    raise InvalidRequestError("start may only be sent once", field="start")
+                if identity is None:
+                    raise InvalidRequestError(
+                        "attach with a controller_id to send controls",
+                        field="controller_id",
+                    )
+                result = await coordinator.control_controller(
+                    ControlRequest(
+                        identity.session_id,
+                        identity.ref,
+                        identity.controller_id,
+                        control.sequence,
+                        convert.control_from_proto(
+                            control.input, control.resize if control.HasField("resize") else None
+                        ),
+                    ),
+                    connection,
+                )
+                outcome = pb.ControlOutcome(
+                    sequence=control.sequence, applied=convert.control_result_to_proto(result)
+                )
+            except Exception as error:
+                failure = failure_of(error, _ATTACH_FIELDS)
+                outcome = pb.ControlOutcome(
+                    sequence=control.sequence,
+                    rejected=pb.ControlRejected(
+                        code=failure.code.value[0],
+                        reason=failure.reason,
+                        message=failure.message,
+                        field=failure.field,
+                    ),
+                )
+            await queue.put(pb.AttachResponse(control=outcome))
+
+    tasks = [asyncio.create_task(pump_output()), asyncio.create_task(apply_controls())]
+    try:
+        while True:
+            item = await queue.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _until(stop: asyncio.Event, source: AsyncIterator[_T]) -> AsyncIterator[_T]:
+    """Items of *source* until it ends or *stop* is set."""
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        while True:
+            item = asyncio.ensure_future(anext(source))
+            await asyncio.wait({item, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if not item.done():
+                item.cancel()
+                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                    await item
+                return
+            try:
+                value = item.result()
+            except StopAsyncIteration:
+                return
+            yield value
+    finally:
+        stopped.cancel()

@@ -1,0 +1,39 @@
+"""Tunables of the shell-run host, with the spec's defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from resource_service.core.screen import DEFAULT_MAX_PENDING, DEFAULT_SCROLLBACK
+
+__all__ = ["ShellRunConfig"]
+
+
+@dataclass(frozen=True)
+class ShellRunConfig:
+    """How the host runs commands. Times are in seconds, sizes in bytes."""
+
+    #: Between SIGTERM to a run's process group and SIGKILL.
+    termination_grace: float = 2.0
+    #: How long to wait for the leader to exit after SIGKILL before reporting an internal failure.
+    kill_timeout: float = 5.0
+    #: After the leader exits and its group is killed, how long to wait for end of file on the
+    #: output; only a process that left the group can hold it open that long.
+    output_drain_timeout: float = 2.0
+    #: Retained tail of each pipe stream.
+    stream_tail_bytes: int = 1024 * 1024
+    #: Output kept per live run for replay and slow consumers.
+    replay_bytes: int = 1024 * 1024
+    #: Rows of PTY scrollback.
+    scrollback_rows: int = DEFAULT_SCROLLBACK
+    #: PTY output queued for the emulator before it skips ahead (see screen.py).
+    screen_max_pending: int = DEFAULT_MAX_PENDING
+    #: PTY output is rendered at most this much per ``render_interval`` while more is
+    #: queued, so a flood never takes more than a fraction of the event loop.
+    render_slice_bytes: int = 2 * 1024
+    render_interval: float = 0.03
+    max_live_runs: int = 64
+    max_live_ptys: int = 8
+    #: Environment commands start from; ``None`` means the host's own environment.
+    base_env: Mapping[str, str] | None = None

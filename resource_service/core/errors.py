@@ -1,0 +1,115 @@
+"""Errors of the resource domain.
+
+Every error carries a stable lowercase ``code`` (the original host protocol's error codes); the API
+layer maps codes to gRPC status codes and ``ErrorInfo`` reasons in one table.
+
+    ResourceError                           (code)              whose fault
+    ├── InvalidRequestError                 invalid_request     the caller's: malformed input
+    ├── NotFoundError                       not_found           the caller's: no such thing
+    ├── SessionArchivedError                session_archived    the caller's: session archived
+    ├── OperationConflictError              operation_conflict  someone's: state forbids it now
+    │   └── ShellRunPtyControlClosedError   operation_conflict  the PTY is ending or has ended
+    ├── HostDrainingError                   host_draining       nobody's: the host shuts down
+    ├── ResourceExhaustedError              resource_exhausted  a limit: too many live runs/PTYs
+    ├── PersistenceFailedError              persistence_failed  the host's: a change was not stored
+    │   └── StoreClosedError                persistence_failed  the store's owner has closed
+    └── InternalFailureError                internal_failure    the host's: an invariant broke
+
+Errors about a field of the request carry its snake_case name in ``field``.
+
+Only ``PersistenceFailedError`` and ``InternalFailureError`` mean lost state: the coordinator trips
+the host's fail-stop latch for those and never for anything else.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+__all__ = [
+    "HostDrainingError",
+    "InternalFailureError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "OperationConflictError",
+    "PersistenceFailedError",
+    "ResourceError",
+    "ResourceExhaustedError",
+    "SessionArchivedError",
+    "ShellRunPtyControlClosedError",
+    "StoreClosedError",
+]
+
+
+class ResourceError(Exception):
+    """Base class of every error the resource domain reports to a caller."""
+
+    code: ClassVar[str] = "internal_failure"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        #: The request field at fault, in the API's snake_case spelling, when one is.
+        self.field = field
+
+
+class InvalidRequestError(ResourceError):
+    """The request is malformed; ``field`` names the offending field. Nothing was changed."""
+
+    code = "invalid_request"
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message, field=field)
+
+
+class NotFoundError(ResourceError):
+    """No such session, or no such run in that session (``field`` says which)."""
+
+    code = "not_found"
+
+
+class SessionArchivedError(ResourceError):
+    """The session is archived: it admits no more operations."""
+
+    code = "session_archived"
+
+
+class OperationConflictError(ResourceError):
+    """The run's current state forbids the operation (a lease held by someone else, a sequence
+    out of order, a run that has ended). Retrying the same request will not help."""
+
+    code = "operation_conflict"
+
+
+class ShellRunPtyControlClosedError(OperationConflictError):
+    """Input or resize reached a PTY that is being terminated or has ended."""
+
+
+class HostDrainingError(ResourceError):
+    """The host is draining: new runs are refused."""
+
+    code = "host_draining"
+
+    def __init__(self, message: str = "Runtime resources are draining") -> None:
+        super().__init__(message)
+
+
+class ResourceExhaustedError(ResourceError):
+    """A configured limit (live runs, live PTYs, pending input) would be exceeded."""
+
+    code = "resource_exhausted"
+
+
+class PersistenceFailedError(ResourceError):
+    """A state change could not be committed; ``__cause__`` holds the store's error."""
+
+    code = "persistence_failed"
+
+
+class StoreClosedError(PersistenceFailedError):
+    """The store was used after its root owner closed."""
+
+
+class InternalFailureError(ResourceError):
+    """An invariant of the host broke (a process that survives SIGKILL, a lost handle)."""
+
+    code = "internal_failure"

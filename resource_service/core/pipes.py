@@ -1,0 +1,66 @@
+"""Running a command with its output on pipes (stdin is ``/dev/null``)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import subprocess
+from collections.abc import Mapping
+
+from resource_service.core._child import SHELL, ChildProcess, OutputSink
+
+__all__ = ["PipesProcess"]
+
+# A larger pipe buffer means fewer wake-ups per megabyte of output.
+_PIPE_SIZE = 1024 * 1024
+
+
+class PipesProcess(ChildProcess):
+    """``bash -c command`` with stdout and stderr on their own pipes."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], stdout: int, stderr: int, sink: OutputSink):
+        super().__init__(popen, sink)
+        self._add_reader(stdout, "stdout")
+        self._add_reader(stderr, "stderr")
+
+    @classmethod
+    def spawn(
+        cls, command: str, *, cwd: str, env: Mapping[str, str], sink: OutputSink
+    ) -> PipesProcess:
+        """Start the command in a new session; raises ``OSError`` if it cannot start."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            for fd in (out_w, err_w):
+                with contextlib.suppress(OSError):
+                    fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+            popen = subprocess.Popen(
+                [SHELL, "-c", command],
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+                close_fds=True,
+            )
+        except BaseException:
+            os.close(out_r)
+            os.close(err_r)
+            raise
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        try:
+            return cls(popen, out_r, err_r, sink)
+        except BaseException:
+            _abandon(popen)
+            raise
+
+
+def _abandon(popen: subprocess.Popen[bytes]) -> None:
+    """Kill and reap a child that could not be set up."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(popen.pid, 9)
+    popen.wait()

@@ -1,0 +1,71 @@
+"""The start-up sweep: runs a dead host left active become ``orphaned``.
+
+For each such run the leftover processes are killed *first* and the record is marked second: if
+this host dies in between, the next sweep still finds the run active and tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from resource_service.core.records import ShellRunRecord
+from resource_service.core.store import ShellRunStore
+from resource_service.core.termination import kill_leftovers
+
+__all__ = ["ORPHANED_MESSAGE", "RecoveryReport", "sweep_orphaned_runs"]
+
+log = logging.getLogger(__name__)
+
+ORPHANED_MESSAGE = "Runtime restarted without a live shell process handle"
+
+
+@dataclass(frozen=True)
+class RecoveryReport:
+    #: Refs of the runs marked ``orphaned``.
+    orphaned: tuple[str, ...] = ()
+    #: PIDs of leftover processes that were killed.
+    killed_pids: tuple[int, ...] = ()
+    #: Recorded PIDs that now belong to unrelated processes and were left alone.
+    reused_pids: tuple[int, ...] = ()
+    #: PIDs that survived SIGKILL (should be empty).
+    survived_pids: tuple[int, ...] = ()
+
+
+async def sweep_orphaned_runs(
+    store: ShellRunStore, *, now: Callable[[], int], kill_timeout: float = 5.0
+) -> RecoveryReport:
+    orphaned: list[str] = []
+    killed: list[int] = []
+    reused: list[int] = []
+    survived: list[int] = []
+    for record in await store.list_active():
+        cleanup = await asyncio.to_thread(
+            kill_leftovers, record.process, record.id, timeout=kill_timeout
+        )
+        killed.extend(cleanup.killed)
+        survived.extend(cleanup.survived)
+        if cleanup.pid_reused and record.process is not None:
+            reused.append(record.process.pid)
+        await store.update(_orphaned(record, now()))
+        orphaned.append(record.ref)
+        log.warning(
+            "%s was left %s by a previous host: orphaned, killed %s",
+            record.ref,
+            record.status,
+            list(cleanup.killed) or "nothing",
+        )
+    return RecoveryReport(
+        orphaned=tuple(orphaned),
+        killed_pids=tuple(killed),
+        reused_pids=tuple(reused),
+        survived_pids=tuple(survived),
+    )
+
+
+def _orphaned(record: ShellRunRecord, now: int) -> ShellRunRecord:
+    return record.finished(
+        status="orphaned", now=now, output=record.output, message=ORPHANED_MESSAGE
+    )

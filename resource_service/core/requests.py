@@ -1,0 +1,182 @@
+"""What callers ask for, the limits that apply, and the checks that turn bad input into
+:class:`InvalidRequestError` before anything changes."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from resource_service.core.errors import InvalidRequestError
+from resource_service.core.output import OutputChunk
+
+__all__ = [
+    "BACKGROUND_MAX_TIMEOUT_MS",
+    "DEFAULT_COLS",
+    "DEFAULT_ROWS",
+    "FOREGROUND_DEFAULT_TIMEOUT_MS",
+    "FOREGROUND_MAX_TIMEOUT_MS",
+    "MAX_COLS",
+    "MAX_COMMAND_BYTES",
+    "MAX_INPUT_BYTES",
+    "MAX_ROWS",
+    "MIN_COLS",
+    "MIN_ROWS",
+    "BashInput",
+    "check_controller_id",
+    "check_cwd",
+    "check_session_id",
+    "check_size",
+]
+
+MAX_INPUT_BYTES: Final = 32 * 1024
+MIN_COLS: Final = 2
+MAX_COLS: Final = 240
+MIN_ROWS: Final = 1
+MAX_ROWS: Final = 100
+DEFAULT_COLS: Final = 80
+DEFAULT_ROWS: Final = 24
+FOREGROUND_DEFAULT_TIMEOUT_MS: Final = 2 * 60 * 1000
+FOREGROUND_MAX_TIMEOUT_MS: Final = 10 * 60 * 1000
+BACKGROUND_MAX_TIMEOUT_MS: Final = 24 * 60 * 60 * 1000
+# Linux refuses a single argument of 128 KiB or more (MAX_ARG_STRLEN, counting the NUL).
+MAX_COMMAND_BYTES: Final = 128 * 1024 - 1
+_MAX_ENV_ENTRIES: Final = 256
+_MAX_ENV_BYTES: Final = 128 * 1024
+_MAX_SOURCE_ID: Final = 256
+
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
+_CONTROLLER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,255}")
+
+
+@dataclass(frozen=True)
+class BashInput:
+    """One shell command to run with ``bash -c``.
+
+    Foreground runs use ``timeout_ms`` or the 2-minute default (at most 10 minutes) and must not
+    ask for a PTY; background runs may (``pty=True``, ``cols`` x ``rows``) and have no timeout
+    unless one is given (1 ms to 24 h). An empty ``cwd`` means the session's working directory.
+    """
+
+    session_id: str
+    command: str
+    cwd: str = ""
+    source_turn_id: str = ""
+    source_tool_call_id: str = ""
+    env: Mapping[str, str] = field(default_factory=dict)
+    pty: bool = False
+    cols: int = DEFAULT_COLS
+    rows: int = DEFAULT_ROWS
+    timeout_ms: int | None = None
+    #: Called on the event loop with every output chunk as it is read (foreground runs).
+    emit_output: Callable[[OutputChunk], None] | None = field(default=None, compare=False)
+
+    def check(self, *, foreground: bool) -> None:
+        """Raise :class:`InvalidRequestError` for the first malformed field."""
+        check_session_id(self.session_id)
+        if not self.command.strip():
+            raise InvalidRequestError("command must not be empty", field="command")
+        if "\0" in self.command or len(self.command.encode()) > MAX_COMMAND_BYTES:
+            raise InvalidRequestError(
+                f"command must be text without NUL, at most {MAX_COMMAND_BYTES} bytes",
+                field="command",
+            )
+        for name, value in (
+            ("source_turn_id", self.source_turn_id),
+            ("source_tool_call_id", self.source_tool_call_id),
+        ):
+            if len(value) > _MAX_SOURCE_ID or not value.isprintable():
+                raise InvalidRequestError(
+                    f"{name} must be printable text of at most {_MAX_SOURCE_ID} characters",
+                    field=name,
+                )
+        self._check_env()
+        if foreground:
+            if self.pty:
+                raise InvalidRequestError(
+                    "foreground runs use pipes; start a background run to get a PTY",
+                    field="pty",
+                )
+            if self.timeout_ms is not None and not 1 <= self.timeout_ms <= (
+                FOREGROUND_MAX_TIMEOUT_MS
+            ):
+                raise InvalidRequestError(
+                    f"timeout_ms must be between 1 and {FOREGROUND_MAX_TIMEOUT_MS} "
+                    "for a foreground run",
+                    field="timeout_ms",
+                )
+        else:
+            if self.timeout_ms is not None and not 1 <= self.timeout_ms <= (
+                BACKGROUND_MAX_TIMEOUT_MS
+            ):
+                raise InvalidRequestError(
+                    f"timeout_ms must be between 1 and {BACKGROUND_MAX_TIMEOUT_MS} "
+                    "(24 h) for a background run",
+                    field="timeout_ms",
+                )
+            if self.pty:
+                check_size(self.cols, self.rows)
+        if self.cwd:
+            check_cwd(self.cwd)
+
+    def effective_timeout_ms(self, *, foreground: bool) -> int | None:
+        if foreground and self.timeout_ms is None:
+            return FOREGROUND_DEFAULT_TIMEOUT_MS
+        return self.timeout_ms
+
+    def _check_env(self) -> None:
+        if len(self.env) > _MAX_ENV_ENTRIES:
+            raise InvalidRequestError(f"env has more than {_MAX_ENV_ENTRIES} entries", field="env")
+        size = 0
+        for name, value in self.env.items():
+            if not _ENV_NAME.fullmatch(name):
+                raise InvalidRequestError(
+                    f"env name {name[:40]!r} is not a valid variable name", field="env"
+                )
+            if "\0" in value:
+                raise InvalidRequestError(f"env value of {name} contains NUL", field="env")
+            size += len(name) + len(value.encode())
+        if size > _MAX_ENV_BYTES:
+            raise InvalidRequestError(f"env is larger than {_MAX_ENV_BYTES} bytes", field="env")
+
+
+def check_session_id(session_id: str, *, field: str = "session_id") -> None:
+    if not session_id:
+        raise InvalidRequestError("session_id is required", field=field)
+    if not _SESSION_ID.fullmatch(session_id):
+        raise InvalidRequestError(
+            "session_id must be 1-128 characters of letters, digits and ._:@-", field=field
+        )
+
+
+def check_controller_id(controller_id: str, *, field: str = "controller_id") -> None:
+    if not controller_id:
+        raise InvalidRequestError("controller_id is required", field=field)
+    if not _CONTROLLER_ID.fullmatch(controller_id):
+        raise InvalidRequestError(
+            "controller_id must be 1-128 characters of letters, digits and ._:@/-", field=field
+        )
+
+
+def check_size(cols: int, rows: int, *, prefix: str = "") -> None:
+    """Terminal size limits: cols 2-240, rows 1-100."""
+    if not MIN_COLS <= cols <= MAX_COLS:
+        raise InvalidRequestError(
+            f"cols must be between {MIN_COLS} and {MAX_COLS}, got {cols}", field=prefix + "cols"
+        )
+    if not MIN_ROWS <= rows <= MAX_ROWS:
+        raise InvalidRequestError(
+            f"rows must be between {MIN_ROWS} and {MAX_ROWS}, got {rows}", field=prefix + "rows"
+        )
+
+
+def check_cwd(cwd: str) -> None:
+    if "\0" in cwd or not os.path.isabs(cwd):
+        raise InvalidRequestError(f"cwd must be an absolute path, got {cwd[:200]!r}", field="cwd")
+    if not os.path.exists(cwd):
+        raise InvalidRequestError(f"cwd does not exist: {cwd}", field="cwd")
+    if not os.path.isdir(cwd):
+        raise InvalidRequestError(f"cwd is not a directory: {cwd}", field="cwd")

@@ -1,0 +1,153 @@
+"""A real resource host for each test: storage root, SQLite store, manager, coordinator.
+
+Grace periods are short so that tests which need SIGKILL stay fast; everything else (processes,
+PTYs, SQLite files) is real.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from resource_service.core import (
+    BashInput,
+    ConnectionContext,
+    HostRuntimeResourceCoordinator,
+    SessionAdmissionGate,
+    ShellRunConfig,
+    ShellRunProcessManager,
+    StandaloneSessionDirectory,
+)
+from resource_service.store import SqliteShellRunStore
+
+SESSION_ID = "real-resource-session"
+HELPERS = Path(__file__).parent / "helpers"
+PYTHON = sys.executable
+
+TEST_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
+
+
+def helper(name: str, *args: str) -> str:
+    """A shell command line running ``tests/resource/helpers/<name>``."""
+    return " ".join([PYTHON, str(HELPERS / name), *args])
+
+
+def bash_input(command: str, source_tool_call_id: str, **changes: object) -> BashInput:
+    """The spec's ``bashInput``: a run in SESSION_ID from turn-1 in the current directory."""
+    request = BashInput(
+        session_id=SESSION_ID,
+        source_turn_id="turn-1",
+        source_tool_call_id=source_tool_call_id,
+        cwd=os.getcwd(),
+        command=command,
+    )
+    return dataclasses.replace(request, **changes)  # type: ignore[arg-type]
+
+
+@dataclass
+class _Residency:
+    host: Host
+    active: bool = True
+
+    def release(self) -> None:
+        if not self.active:
+            return
+        self.active = False
+        self.host.active_residencies -= 1
+        self.host.released_residencies += 1
+
+
+@dataclass
+class Host:
+    """The spec's fixture: owner, writer, manager, coordinator and the two counters."""
+
+    base: Path
+    owner: RootOwner
+    store: SqliteShellRunStore
+    manager: ShellRunProcessManager
+    coordinator: HostRuntimeResourceCoordinator
+    sessions: StandaloneSessionDirectory
+    active_residencies: int = 0
+    released_residencies: int = 0
+    drain_requests: list[str] = field(default_factory=list)
+
+    def acquire_residency(self) -> _Residency:
+        self.active_residencies += 1
+        return _Residency(self)
+
+
+async def open_host(
+    base: Path, *, config: ShellRunConfig = TEST_CONFIG, admit_unknown: bool = True
+) -> Host:
+    root = resolve_storage_root(base / "interactive", "resource")
+    owner = try_acquire_root_owner(root)
+    assert owner is not None, "expected to own the storage root"
+    store = await SqliteShellRunStore.open(owner.lease)
+    manager = await ShellRunProcessManager.open(store=store, config=config)
+    sessions = StandaloneSessionDirectory(admit_unknown=admit_unknown, default_cwd=str(base))
+    host: Host
+    coordinator = HostRuntimeResourceCoordinator(
+        manager=manager,
+        admission=SessionAdmissionGate(sessions),
+        acquire_residency=lambda: host.acquire_residency(),  # noqa: PLW0108 - bound later
+        request_drain=lambda reason: host.drain_requests.append(reason),  # noqa: PLW0108
+    )
+    host = Host(base, owner, store, manager, coordinator, sessions)
+    return host
+
+
+async def close_host(host: Host) -> None:
+    await host.coordinator.close()
+    await host.manager.close()
+    await host.store.close()
+    host.owner.close()
+
+
+@pytest.fixture
+async def host(tmp_path: Path) -> AsyncIterator[Host]:
+    opened = await open_host(tmp_path)
+    try:
+        yield opened
+    finally:
+        await close_host(opened)
+        assert opened.manager.live_counts() == (0, 0)
+
+
+@pytest.fixture
+def scratch_dir(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "scratch"
+    path.mkdir()
+    yield path
+
+
+async def read_until(
+    manager: ShellRunProcessManager, ref: str, needle: bytes, *, session_id: str = SESSION_ID
+) -> bytes:
+    """Follow a live run's output until *needle* has appeared; returns everything read."""
+    from resource_service.core import OutputChunk
+
+    seen = b""
+    async for event in manager.follow_output(session_id, ref):
+        if isinstance(event, OutputChunk):
+            seen += event.data
+            if needle in seen:
+                return seen
+    raise AssertionError(f"{ref} ended without printing {needle!r}; printed {seen[-500:]!r}")
+
+
+def process_gone(pid: int) -> bool:
+    """True if *pid* has exited (a zombie counts: it runs nothing)."""
+    from resource_service.core._procfs import read_stat
+
+    stat = read_stat(pid)
+    return stat is None or stat.zombie
+
+
+FIRST_CONNECTION = ConnectionContext("connection-1")

@@ -1,0 +1,1 @@
+"""Misbehaving programs the tests run as real shell commands."""

@@ -1,0 +1,50 @@
+"""A resource host that starts runs and then waits to be killed with SIGKILL.
+
+Usage: host_that_dies.py BASE_DIR. Prints one JSON line {"refs": [...], "pids": [...]} once
+every run is running; the pids are the runs' leaders and one grandchild.
+"""
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from resource_service.core import BashInput, OutputChunk, ShellRunProcessManager
+from resource_service.store import SqliteShellRunStore
+
+
+async def main(base: Path) -> None:
+    owner = try_acquire_root_owner(resolve_storage_root(base / "interactive", "resource"))
+    assert owner is not None
+    store = await SqliteShellRunStore.open(owner.lease)
+    manager = await ShellRunProcessManager.open(store=store)
+    cwd = os.getcwd()
+    # The PTY run ignores the hangup its terminal sends when this host dies, as nohup would.
+    commands = [
+        ("sleep 600", False),
+        ('trap "" HUP; exec sleep 600', True),
+        ("sleep 600 & echo $!; wait", False),
+    ]
+    refs, pids = [], []
+    for command, pty in commands:
+        record = await manager.start_background(
+            BashInput(session_id="doomed", command=command, cwd=cwd, pty=pty)
+        )
+        assert record.status == "running" and record.process is not None
+        refs.append(record.ref)
+        pids.append(record.process.pid)
+    # The last run prints its grandchild's pid: wait for that line (a sentinel, not a sleep).
+    printed = b""
+    async for event in manager.follow_output("doomed", refs[-1]):
+        if isinstance(event, OutputChunk):
+            printed += event.data
+            if printed.endswith(b"\n"):
+                break
+    pids.append(int(printed))
+    print(json.dumps({"refs": refs, "pids": pids}), flush=True)
+    await asyncio.Event().wait()
+
+
+asyncio.run(main(Path(sys.argv[1])))

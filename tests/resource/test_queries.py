@@ -1,0 +1,111 @@
+"""Listing, watching and attaching."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from resource_service.core import (
+    OutputChunk,
+    OutputGap,
+    PtyOutput,
+    ShellRunRecord,
+)
+from tests.resource.conftest import SESSION_ID, Host, bash_input, read_until
+
+
+async def test_list_pages_oldest_first_with_an_opaque_token(host: Host) -> None:
+    refs = [
+        (await host.coordinator.run_foreground_bash(bash_input("true", f"call.{n}"))).ref
+        for n in range(5)
+    ]
+    first = await host.coordinator.list_runs(SESSION_ID, page_size=2)
+    second = await host.coordinator.list_runs(
+        SESSION_ID, page_size=2, page_token=first.next_page_token
+    )
+    third = await host.coordinator.list_runs(
+        SESSION_ID, page_size=2, page_token=second.next_page_token
+    )
+    assert [run.ref for page in (first, second, third) for run in page.runs] == refs
+    assert third.next_page_token == ""
+    assert (await host.coordinator.list_runs("another-session")).runs == ()
+
+
+async def test_watch_replays_then_follows_every_committed_change(host: Host) -> None:
+    done = await host.coordinator.run_foreground_bash(bash_input("true", "call.before"))
+    seen: list[ShellRunRecord] = []
+    stopped = asyncio.Event()
+
+    async def watch() -> None:
+        async for record in host.coordinator.watch(SESSION_ID):
+            seen.append(record)
+            if record.status == "cancelled":
+                stopped.set()
+                return
+
+    watcher = asyncio.create_task(watch())
+    live = await host.coordinator.run_background_bash(bash_input("sleep 60", "call.live"))
+    await host.coordinator.stop(SESSION_ID, live.ref)
+    await stopped.wait()
+    await watcher
+    # The finished run is replayed once in its latest revision; the live one changes in order.
+    assert seen[0] == done
+    live_statuses = [record.status for record in seen if record.ref == live.ref]
+    assert live_statuses[-1] == "cancelled"
+    assert live_statuses == sorted(live_statuses, key=["starting", "running", "cancelled"].index)
+    change_seqs = [record.change_seq for record in seen]
+    assert change_seqs == sorted(change_seqs) and len(set(change_seqs)) == len(change_seqs)
+
+    # Resuming after the last seen change replays nothing twice.
+    resumed: list[ShellRunRecord] = []
+    after = seen[-1].change_seq
+    extra = await host.coordinator.run_foreground_bash(bash_input("true", "call.after"))
+
+    async def resume() -> None:
+        async for record in host.coordinator.watch(SESSION_ID, after_change_seq=after):
+            resumed.append(record)
+            if record.ref == extra.ref:
+                return
+
+    await resume()
+    assert [record.ref for record in resumed] == [extra.ref]
+
+
+async def test_attach_replays_from_a_sequence_with_the_current_screen(host: Host) -> None:
+    started = await host.coordinator.run_background_bash(
+        bash_input("echo one; echo two; read -r _; echo three", "call.attach", pty=True)
+    )
+    await read_until(host.manager, started.ref, b"two")
+    attachment = await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=0)
+    assert attachment.screen is not None
+    assert attachment.screen.screen[:2] == ("one", "two")
+    assert attachment.output_sequence >= 1
+    await host.manager.write_stdin(SESSION_ID, started.ref, "\r")
+    replayed = b""
+    async for event in attachment.events:
+        assert isinstance(event, OutputChunk)
+        replayed += event.data
+    assert b"one" in replayed and b"three" in replayed
+    # Once the run has ended, attach returns the final screen and no events.
+    await host.manager.wait_terminal(SESSION_ID, started.ref)
+    after = await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=0)
+    assert isinstance(after.screen, PtyOutput)
+    assert "three" in after.screen.screen
+    assert [event async for event in after.events] == []
+
+
+async def test_a_slow_follower_is_told_what_it_missed(host: Host) -> None:
+    started = await host.coordinator.run_background_bash(
+        bash_input("head -c 3000000 /dev/zero; echo; echo DONE; sleep 60", "call.slow")
+    )
+    await read_until(host.manager, started.ref, b"DONE")
+    attachment = await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=0)
+    first = await anext(attachment.events)
+    assert isinstance(first, OutputGap)  # 3 MB does not fit the 1 MiB replay log
+    assert first.first_sequence == 1
+    await host.coordinator.stop(SESSION_ID, started.ref)
+    with pytest.raises(StopAsyncIteration):
+        while True:
+            event = await anext(attachment.events)
+            assert isinstance(event, OutputChunk)

@@ -1,0 +1,145 @@
+"""The terminal emulator wrapper and the output log, on their own."""
+
+from __future__ import annotations
+
+import asyncio
+
+from resource_service.core.output import OutputChunk, OutputGap, OutputLog, TailBuffer
+from resource_service.core.screen import TerminalScreen
+
+
+def test_the_screen_renders_rows_cursor_and_wide_characters() -> None:
+    screen = TerminalScreen(20, 4)
+    screen.feed("hello\r\n世界!\r\n".encode())
+    snapshot = screen.snapshot()
+    assert snapshot.screen == ("hello", "世界!", "", "")
+    assert (snapshot.cursor_row, snapshot.cursor_col) == (2, 0)
+    assert (snapshot.cols, snapshot.rows) == (20, 4)
+    assert snapshot.cursor_visible
+
+
+def test_a_character_split_across_feeds_renders_once() -> None:
+    screen = TerminalScreen(20, 2)
+    euro = "€".encode()
+    screen.feed(euro[:1])
+    screen.render()
+    screen.feed(euro[1:] + b"\xff!")
+    assert screen.snapshot().screen[0] == "€\ufffd!"
+
+
+def test_scrollback_keeps_the_newest_rows_up_to_its_bound() -> None:
+    screen = TerminalScreen(10, 3, scrollback=5)
+    screen.feed(b"".join(b"%d\r\n" % n for n in range(1, 21)))
+    snapshot = screen.snapshot()
+    assert snapshot.scrollback == ("14", "15", "16", "17", "18")
+    assert snapshot.screen == ("19", "20", "")
+
+
+def test_clearing_scrollback_and_hiding_the_cursor() -> None:
+    screen = TerminalScreen(10, 2)
+    screen.feed(b"a\r\nb\r\nc\r\n\x1b[3J\x1b[?25l")
+    snapshot = screen.snapshot()
+    assert snapshot.scrollback == ()
+    assert not snapshot.cursor_visible
+
+
+def test_the_alternate_screen_saves_and_restores_the_main_screen() -> None:
+    screen = TerminalScreen(20, 3)
+    screen.feed(b"shell$ vi\r\n\x1b[?1049h\x1b[Hediting")
+    inside = screen.snapshot()
+    assert inside.alternate_screen
+    assert inside.screen == ("editing", "", "")
+    screen.feed(b"\r\n" * 5)  # scrolling the alternate screen adds no scrollback
+    assert screen.snapshot().scrollback == ()
+    screen.feed(b"\x1b[?1049l")
+    outside = screen.snapshot()
+    assert not outside.alternate_screen
+    assert outside.screen == ("shell$ vi", "", "")
+    assert (outside.cursor_row, outside.cursor_col) == (1, 0)
+
+
+def test_the_terminal_answers_cursor_position_queries() -> None:
+    answers: list[str] = []
+    screen = TerminalScreen(20, 3, respond=answers.append)
+    screen.feed(b"ab\x1b[6n")
+    screen.render()
+    assert answers == ["\x1b[1;3R"]
+
+
+def test_a_flood_skips_ahead_to_the_newest_output_at_a_line_boundary() -> None:
+    screen = TerminalScreen(20, 3, max_pending=1024)
+    for n in range(2000):
+        screen.feed(b"line %d\r\n" % n)
+    assert screen.pending <= 1024
+    assert screen.skipped_bytes > 0
+    snapshot = screen.snapshot()
+    assert snapshot.screen == ("line 1998", "line 1999", "")
+    assert all(row.startswith("line ") for row in snapshot.scrollback)
+
+
+def test_resizing_keeps_the_content() -> None:
+    screen = TerminalScreen(10, 2)
+    screen.feed(b"abc")
+    screen.resize(30, 5)
+    snapshot = screen.snapshot()
+    assert (snapshot.cols, snapshot.rows) == (30, 5)
+    assert snapshot.screen[0] == "abc"
+
+
+def test_a_tail_buffer_keeps_the_newest_bytes_and_flags_truncation() -> None:
+    tail = TailBuffer(8)
+    tail.append(b"0123")
+    assert (tail.getvalue(), tail.truncated) == (b"0123", False)
+    tail.append(b"456789")
+    assert (tail.getvalue(), tail.truncated) == (b"23456789", True)
+    # A character cut in half by truncation is dropped, not shown as a replacement character.
+    cut = TailBuffer(3)
+    cut.append("x€y".encode())  # x e2 82 ac y: the tail (82 ac y) starts inside the euro sign
+    assert cut.text() == "y"
+
+
+async def test_followers_replay_then_follow_and_see_gaps_explicitly() -> None:
+    log = OutputLog(max_bytes=6)
+    for data in (b"aa", b"bb", b"cc", b"dd"):  # with "dd", "aa" no longer fits
+        log.append("stdout", data)
+    assert log.last_sequence == 4
+    events: list[object] = []
+    caught_up = asyncio.Event()
+
+    async def follow() -> None:
+        async for event in log.follow(0):
+            events.append(event)
+            if event == OutputChunk(4, "stdout", b"dd"):
+                caught_up.set()
+
+    follower = asyncio.create_task(follow())
+    await caught_up.wait()  # it has replayed what is kept and now waits for more
+    log.append("stderr", b"ee")
+    log.close()
+    await follower
+    assert events == [
+        OutputGap(1, 1),
+        OutputChunk(2, "stdout", b"bb"),
+        OutputChunk(3, "stdout", b"cc"),
+        OutputChunk(4, "stdout", b"dd"),
+        OutputChunk(5, "stderr", b"ee"),
+    ]
+    assert [event async for event in log.follow(4)] == [OutputChunk(5, "stderr", b"ee")]
+    # "ee" pushed "bb" out too: a late follower from the start is told it missed 1-2.
+    assert await anext(log.follow(0)) == OutputGap(1, 2)
+
+
+async def test_a_lagging_follower_gets_merged_chunks_with_the_last_sequence() -> None:
+    log = OutputLog(max_bytes=1024)
+    for stream, data in [("stdout", b"a"), ("stdout", b"b"), ("stderr", b"c"), ("stdout", b"d")]:
+        log.append(stream, data)  # type: ignore[arg-type]
+    log.append("stdout", b"e" * 10)
+    log.close()
+    merged = [event async for event in log.follow(0, coalesce=8)]
+    assert merged == [
+        OutputChunk(2, "stdout", b"ab"),
+        OutputChunk(3, "stderr", b"c"),
+        OutputChunk(4, "stdout", b"d"),
+        OutputChunk(5, "stdout", b"e" * 10),  # over the limit: not merged with "d"
+    ]
+    assert await anext(log.follow(2, coalesce=8)) == OutputChunk(3, "stderr", b"c")
