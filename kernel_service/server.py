@@ -1,16 +1,37 @@
-"""``maka-kernel``: configuration, wiring and the process entry point."""
+"""``maka-kernel``: configuration, wiring and the process entry point.
+
+Start-up: own the data directory (``DATA_DIR/kernel``), open the SQLite store on that lease,
+run the start-up sweep (turns a dead process left running become aborted with an
+``interrupted`` note; their pending interaction requests close as ``host_restarted``), then
+build the kernel: the backend registry (the scripted backend), the hosted interaction and
+message authorities. Shutdown (the RPC, SIGTERM or SIGINT) drains the kernel: no new turns,
+running turns stopped ``after_step`` within the grace period and then ``immediate``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
 
-from kernel_service.api.info import server_info
-from maka_common.config import CommonConfig, SettingsParser, target_address
+from kernel_service.api import convert
+from kernel_service.api.servicer import KernelServicer
+from kernel_service.backends.scripted import KIND as SCRIPTED
+from kernel_service.backends.scripted import scripted_factory
+from kernel_service.core import (
+    BackendRegistry,
+    HostedInteractionAuthority,
+    HostedMessageAuthority,
+    KernelError,
+    RuntimeKernel,
+)
+from kernel_service.store.sqlite import SqliteSessionStore
+from maka_common.config import CommonConfig, SettingsParser, positive_seconds, target_address
 from maka_common.server import ServerHost, StartupError, run_main
 from maka_common.storage_root import (
     RootOwner,
@@ -21,6 +42,10 @@ from maka_common.storage_root import (
 
 DEFAULT_PORT = 50051
 SERVICE_NAME = kernel_pb2.DESCRIPTOR.services_by_name["KernelService"].full_name
+# After the shutdown grace, turns stopped immediately get this long to settle.
+ESCALATION_GRACE = 5.0
+
+log = logging.getLogger("maka.kernel")
 
 
 @dataclass(frozen=True)
@@ -29,6 +54,14 @@ class KernelConfig:
 
     common: CommonConfig
     resource_address: str
+    answer_timeout: float | None = None
+    sqlite_synchronous: str = "NORMAL"
+
+
+def _synchronous(value: str) -> str:
+    if value.lower() not in ("normal", "full"):
+        raise argparse.ArgumentTypeError(f"expected normal or full, got {value!r}")
+    return value.upper()
 
 
 def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
@@ -44,20 +77,32 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="HOST:PORT",
         help="where the resource service listens",
     )
+    settings.add(
+        "answer-timeout",
+        type=positive_seconds,
+        default="0",
+        metavar="SECONDS",
+        help="deny sandbox-boundary requests and cancel questions nobody answers in time "
+        "(0: wait as long as the turn runs)",
+    )
+    settings.add(
+        "sqlite-synchronous",
+        type=_synchronous,
+        default="normal",
+        metavar="normal|full",
+        help="SQLite durability: normal survives a crashed process, full also a power loss",
+    )
     common, ns = settings.parse(argv)
-    return KernelConfig(common=common, resource_address=ns.resource_address)
+    return KernelConfig(
+        common=common,
+        resource_address=ns.resource_address,
+        answer_timeout=ns.answer_timeout or None,
+        sqlite_synchronous=ns.sqlite_synchronous,
+    )
 
 
-class _Servicer(kernel_pb2_grpc.KernelServiceServicer):
-    def __init__(self, host: ServerHost) -> None:
-        self._host = host
-
-    async def GetServerInfo(
-        self,
-        request: kernel_pb2.GetServerInfoRequest,
-        context: grpc.aio.ServicerContext[Any, Any],
-    ) -> kernel_pb2.GetServerInfoResponse:
-        return server_info(self._host)
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
 
 
 class KernelService:
@@ -69,6 +114,11 @@ class KernelService:
         self.config = config
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
+        self._store: SqliteSessionStore | None = None
+        self._interactions: HostedInteractionAuthority | None = None
+        self.kernel: RuntimeKernel | None = None
+        self.backends = BackendRegistry()
+        self.backends.register(SCRIPTED, scripted_factory)
 
     async def open(self, host: ServerHost) -> None:
         self._host = host
@@ -77,15 +127,60 @@ class KernelService:
             self._owner = acquire_root_owner(root)
         except (StorageRootError, OSError) as error:
             raise StartupError(str(error)) from error
+        try:
+            self._store = await SqliteSessionStore.open(
+                self._owner.lease,
+                synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
+            )
+            report = await self._store.recover_interrupted(now_ms())
+        except KernelError as error:
+            self._owner.close()
+            raise StartupError(f"cannot open the session store: {error}") from error
+        if report.interrupted_turns or report.sessions_updated or report.interactions_closed:
+            log.warning(
+                "start-up sweep: %d interrupted turn(s), %d session(s) updated, "
+                "%d interaction request(s) closed",
+                len(report.interrupted_turns),
+                len(report.sessions_updated),
+                len(report.interactions_closed),
+            )
+        self._interactions = HostedInteractionAuthority(
+            self._store, now=now_ms, answer_timeout=self.config.answer_timeout
+        )
+        self.kernel = RuntimeKernel(
+            store=self._store,
+            backends=self.backends,
+            interaction_authority=self._interactions,
+            message_authority=HostedMessageAuthority(),
+            now=now_ms,
+        )
 
     def register(self, server: grpc.aio.Server) -> None:
-        assert self._host is not None
-        kernel_pb2_grpc.add_KernelServiceServicer_to_server(_Servicer(self._host), server)
+        assert self._host is not None and self.kernel is not None
+        kernel_pb2_grpc.add_KernelServiceServicer_to_server(
+            KernelServicer(self.kernel, self._host), server
+        )
 
-    async def drain(self, grace: float) -> None:
-        return None
+    async def drain(self, grace: float) -> kernel_pb2.ShutdownResponse:
+        assert self.kernel is not None
+        report = await self.kernel.drain(grace=grace, escalation_grace=ESCALATION_GRACE)
+        for turn in report.turns:
+            log.info(
+                "drain: turn %s of session %s %s%s",
+                turn.turn_id,
+                turn.session_id,
+                turn.outcome,
+                f" ({turn.failure})" if turn.failure else "",
+            )
+        return convert.shutdown_response(report)
 
     async def close(self) -> None:
+        if self.kernel is not None:
+            await self.kernel.close()
+        if self._interactions is not None:
+            await self._interactions.aclose()
+        if self._store is not None:
+            await self._store.close()
         if self._owner is not None:
             self._owner.close()
 

@@ -3,9 +3,12 @@
 isort:skip_file
 The kernel service: sessions, streamed turns, stops and interaction requests."""
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -16,6 +19,338 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _SessionStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SessionStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SessionStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SESSION_STATUS_UNSPECIFIED: _SessionStatus.ValueType  # 0
+    """Not set."""
+    SESSION_STATUS_ACTIVE: _SessionStatus.ValueType  # 1
+    """Idle: no turn runs."""
+    SESSION_STATUS_RUNNING: _SessionStatus.ValueType  # 2
+    """A turn runs."""
+    SESSION_STATUS_WAITING_FOR_USER: _SessionStatus.ValueType  # 3
+    """A turn waits for an answer to a sandbox-boundary request or a user question."""
+    SESSION_STATUS_BLOCKED: _SessionStatus.ValueType  # 4
+    """The session's backend could not be disposed; it is permanently quarantined."""
+    SESSION_STATUS_ABORTED: _SessionStatus.ValueType  # 5
+    """The last turn was stopped or interrupted."""
+
+class SessionStatus(_SessionStatus, metaclass=_SessionStatusEnumTypeWrapper):
+    """SessionStatus is what a session is doing."""
+
+SESSION_STATUS_UNSPECIFIED: SessionStatus.ValueType  # 0
+"""Not set."""
+SESSION_STATUS_ACTIVE: SessionStatus.ValueType  # 1
+"""Idle: no turn runs."""
+SESSION_STATUS_RUNNING: SessionStatus.ValueType  # 2
+"""A turn runs."""
+SESSION_STATUS_WAITING_FOR_USER: SessionStatus.ValueType  # 3
+"""A turn waits for an answer to a sandbox-boundary request or a user question."""
+SESSION_STATUS_BLOCKED: SessionStatus.ValueType  # 4
+"""The session's backend could not be disposed; it is permanently quarantined."""
+SESSION_STATUS_ABORTED: SessionStatus.ValueType  # 5
+"""The last turn was stopped or interrupted."""
+Global___SessionStatus: _TypeAlias = SessionStatus  # noqa: Y015
+
+class _PermissionMode:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PermissionModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PermissionMode.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PERMISSION_MODE_UNSPECIFIED: _PermissionMode.ValueType  # 0
+    """Not set (on update: leave unchanged; on create: ASK)."""
+    PERMISSION_MODE_ASK: _PermissionMode.ValueType  # 1
+    """Ask for approval (a sandbox-boundary request) before crossing the boundary."""
+    PERMISSION_MODE_BYPASS: _PermissionMode.ValueType  # 2
+    """Never ask."""
+
+class PermissionMode(_PermissionMode, metaclass=_PermissionModeEnumTypeWrapper):
+    """PermissionMode says whether the agent asks before crossing the sandbox boundary."""
+
+PERMISSION_MODE_UNSPECIFIED: PermissionMode.ValueType  # 0
+"""Not set (on update: leave unchanged; on create: ASK)."""
+PERMISSION_MODE_ASK: PermissionMode.ValueType  # 1
+"""Ask for approval (a sandbox-boundary request) before crossing the boundary."""
+PERMISSION_MODE_BYPASS: PermissionMode.ValueType  # 2
+"""Never ask."""
+Global___PermissionMode: _TypeAlias = PermissionMode  # noqa: Y015
+
+class _TurnStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TurnStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TurnStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TURN_STATUS_UNSPECIFIED: _TurnStatus.ValueType  # 0
+    """Not set."""
+    TURN_STATUS_RUNNING: _TurnStatus.ValueType  # 1
+    """The turn runs."""
+    TURN_STATUS_COMPLETED: _TurnStatus.ValueType  # 2
+    """The backend finished the turn."""
+    TURN_STATUS_ABORTED: _TurnStatus.ValueType  # 3
+    """The turn was stopped (or interrupted by a restart)."""
+    TURN_STATUS_FAILED: _TurnStatus.ValueType  # 4
+    """The turn failed (the backend or the kernel reported an error)."""
+
+class TurnStatus(_TurnStatus, metaclass=_TurnStatusEnumTypeWrapper):
+    """TurnStatus is where a turn is."""
+
+TURN_STATUS_UNSPECIFIED: TurnStatus.ValueType  # 0
+"""Not set."""
+TURN_STATUS_RUNNING: TurnStatus.ValueType  # 1
+"""The turn runs."""
+TURN_STATUS_COMPLETED: TurnStatus.ValueType  # 2
+"""The backend finished the turn."""
+TURN_STATUS_ABORTED: TurnStatus.ValueType  # 3
+"""The turn was stopped (or interrupted by a restart)."""
+TURN_STATUS_FAILED: TurnStatus.ValueType  # 4
+"""The turn failed (the backend or the kernel reported an error)."""
+Global___TurnStatus: _TypeAlias = TurnStatus  # noqa: Y015
+
+class _SystemNoteKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SystemNoteKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SystemNoteKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SYSTEM_NOTE_KIND_UNSPECIFIED: _SystemNoteKind.ValueType  # 0
+    """Not set."""
+    SYSTEM_NOTE_KIND_SESSION_START: _SystemNoteKind.ValueType  # 1
+    """The session was created."""
+    SYSTEM_NOTE_KIND_SESSION_RESUME: _SystemNoteKind.ValueType  # 2
+    """The session was resumed by a new kernel process."""
+    SYSTEM_NOTE_KIND_ERROR: _SystemNoteKind.ValueType  # 3
+    """Something failed (the text says what)."""
+    SYSTEM_NOTE_KIND_ABORT: _SystemNoteKind.ValueType  # 4
+    """A turn was stopped (source says by whom)."""
+    SYSTEM_NOTE_KIND_INTERRUPTED: _SystemNoteKind.ValueType  # 5
+    """A turn was interrupted because the process running it ended."""
+    SYSTEM_NOTE_KIND_MESSAGE_REJECTED: _SystemNoteKind.ValueType  # 6
+    """A message sent into a turn was not delivered."""
+
+class SystemNoteKind(_SystemNoteKind, metaclass=_SystemNoteKindEnumTypeWrapper):
+    """SystemNoteKind says what a system note is about."""
+
+SYSTEM_NOTE_KIND_UNSPECIFIED: SystemNoteKind.ValueType  # 0
+"""Not set."""
+SYSTEM_NOTE_KIND_SESSION_START: SystemNoteKind.ValueType  # 1
+"""The session was created."""
+SYSTEM_NOTE_KIND_SESSION_RESUME: SystemNoteKind.ValueType  # 2
+"""The session was resumed by a new kernel process."""
+SYSTEM_NOTE_KIND_ERROR: SystemNoteKind.ValueType  # 3
+"""Something failed (the text says what)."""
+SYSTEM_NOTE_KIND_ABORT: SystemNoteKind.ValueType  # 4
+"""A turn was stopped (source says by whom)."""
+SYSTEM_NOTE_KIND_INTERRUPTED: SystemNoteKind.ValueType  # 5
+"""A turn was interrupted because the process running it ended."""
+SYSTEM_NOTE_KIND_MESSAGE_REJECTED: SystemNoteKind.ValueType  # 6
+"""A message sent into a turn was not delivered."""
+Global___SystemNoteKind: _TypeAlias = SystemNoteKind  # noqa: Y015
+
+class _ToolOutputStream:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ToolOutputStreamEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ToolOutputStream.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TOOL_OUTPUT_STREAM_UNSPECIFIED: _ToolOutputStream.ValueType  # 0
+    """Not set."""
+    TOOL_OUTPUT_STREAM_STDOUT: _ToolOutputStream.ValueType  # 1
+    """Standard output."""
+    TOOL_OUTPUT_STREAM_STDERR: _ToolOutputStream.ValueType  # 2
+    """Standard error."""
+
+class ToolOutputStream(_ToolOutputStream, metaclass=_ToolOutputStreamEnumTypeWrapper):
+    """ToolOutputStream names the stream a tool's output came from."""
+
+TOOL_OUTPUT_STREAM_UNSPECIFIED: ToolOutputStream.ValueType  # 0
+"""Not set."""
+TOOL_OUTPUT_STREAM_STDOUT: ToolOutputStream.ValueType  # 1
+"""Standard output."""
+TOOL_OUTPUT_STREAM_STDERR: ToolOutputStream.ValueType  # 2
+"""Standard error."""
+Global___ToolOutputStream: _TypeAlias = ToolOutputStream  # noqa: Y015
+
+class _InteractionKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _InteractionKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_InteractionKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    INTERACTION_KIND_UNSPECIFIED: _InteractionKind.ValueType  # 0
+    """Not set."""
+    INTERACTION_KIND_SANDBOX_BOUNDARY: _InteractionKind.ValueType  # 1
+    """A sandbox-boundary request."""
+    INTERACTION_KIND_USER_QUESTION: _InteractionKind.ValueType  # 2
+    """A user question."""
+
+class InteractionKind(_InteractionKind, metaclass=_InteractionKindEnumTypeWrapper):
+    """InteractionKind names the kind of an interaction request."""
+
+INTERACTION_KIND_UNSPECIFIED: InteractionKind.ValueType  # 0
+"""Not set."""
+INTERACTION_KIND_SANDBOX_BOUNDARY: InteractionKind.ValueType  # 1
+"""A sandbox-boundary request."""
+INTERACTION_KIND_USER_QUESTION: InteractionKind.ValueType  # 2
+"""A user question."""
+Global___InteractionKind: _TypeAlias = InteractionKind  # noqa: Y015
+
+class _InteractionOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _InteractionOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_InteractionOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    INTERACTION_OUTCOME_UNSPECIFIED: _InteractionOutcome.ValueType  # 0
+    """Not set."""
+    INTERACTION_OUTCOME_ALLOW_ONCE: _InteractionOutcome.ValueType  # 1
+    """A sandbox-boundary request was allowed once."""
+    INTERACTION_OUTCOME_ALLOW_SESSION: _InteractionOutcome.ValueType  # 2
+    """A sandbox-boundary request was allowed for the rest of the session."""
+    INTERACTION_OUTCOME_DENY: _InteractionOutcome.ValueType  # 3
+    """A sandbox-boundary request was denied."""
+    INTERACTION_OUTCOME_ANSWERED: _InteractionOutcome.ValueType  # 4
+    """A user question was answered."""
+    INTERACTION_OUTCOME_TIMED_OUT: _InteractionOutcome.ValueType  # 5
+    """Nobody answered in time: the request was denied."""
+    INTERACTION_OUTCOME_CLOSED: _InteractionOutcome.ValueType  # 6
+    """The request was closed unanswered (the turn stopped or ended, or the host restarted)."""
+
+class InteractionOutcome(_InteractionOutcome, metaclass=_InteractionOutcomeEnumTypeWrapper):
+    """InteractionOutcome is how an interaction request ended."""
+
+INTERACTION_OUTCOME_UNSPECIFIED: InteractionOutcome.ValueType  # 0
+"""Not set."""
+INTERACTION_OUTCOME_ALLOW_ONCE: InteractionOutcome.ValueType  # 1
+"""A sandbox-boundary request was allowed once."""
+INTERACTION_OUTCOME_ALLOW_SESSION: InteractionOutcome.ValueType  # 2
+"""A sandbox-boundary request was allowed for the rest of the session."""
+INTERACTION_OUTCOME_DENY: InteractionOutcome.ValueType  # 3
+"""A sandbox-boundary request was denied."""
+INTERACTION_OUTCOME_ANSWERED: InteractionOutcome.ValueType  # 4
+"""A user question was answered."""
+INTERACTION_OUTCOME_TIMED_OUT: InteractionOutcome.ValueType  # 5
+"""Nobody answered in time: the request was denied."""
+INTERACTION_OUTCOME_CLOSED: InteractionOutcome.ValueType  # 6
+"""The request was closed unanswered (the turn stopped or ended, or the host restarted)."""
+Global___InteractionOutcome: _TypeAlias = InteractionOutcome  # noqa: Y015
+
+class _StopMode:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _StopModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_StopMode.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    STOP_MODE_UNSPECIFIED: _StopMode.ValueType  # 0
+    """Not set: IMMEDIATE."""
+    STOP_MODE_IMMEDIATE: _StopMode.ValueType  # 1
+    """Stop now."""
+    STOP_MODE_AFTER_STEP: _StopMode.ValueType  # 2
+    """Let the current step (e.g. a tool call) finish, then stop."""
+
+class StopMode(_StopMode, metaclass=_StopModeEnumTypeWrapper):
+    """StopMode says when a turn stops."""
+
+STOP_MODE_UNSPECIFIED: StopMode.ValueType  # 0
+"""Not set: IMMEDIATE."""
+STOP_MODE_IMMEDIATE: StopMode.ValueType  # 1
+"""Stop now."""
+STOP_MODE_AFTER_STEP: StopMode.ValueType  # 2
+"""Let the current step (e.g. a tool call) finish, then stop."""
+Global___StopMode: _TypeAlias = StopMode  # noqa: Y015
+
+class _SandboxDecision:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SandboxDecisionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SandboxDecision.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SANDBOX_DECISION_UNSPECIFIED: _SandboxDecision.ValueType  # 0
+    """Not set (refused as INVALID_REQUEST)."""
+    SANDBOX_DECISION_ALLOW_ONCE: _SandboxDecision.ValueType  # 1
+    """Allow this once."""
+    SANDBOX_DECISION_ALLOW_SESSION: _SandboxDecision.ValueType  # 2
+    """Allow this for the rest of the session."""
+    SANDBOX_DECISION_DENY: _SandboxDecision.ValueType  # 3
+    """Deny."""
+
+class SandboxDecision(_SandboxDecision, metaclass=_SandboxDecisionEnumTypeWrapper):
+    """SandboxDecision is an answer to a sandbox-boundary request."""
+
+SANDBOX_DECISION_UNSPECIFIED: SandboxDecision.ValueType  # 0
+"""Not set (refused as INVALID_REQUEST)."""
+SANDBOX_DECISION_ALLOW_ONCE: SandboxDecision.ValueType  # 1
+"""Allow this once."""
+SANDBOX_DECISION_ALLOW_SESSION: SandboxDecision.ValueType  # 2
+"""Allow this for the rest of the session."""
+SANDBOX_DECISION_DENY: SandboxDecision.ValueType  # 3
+"""Deny."""
+Global___SandboxDecision: _TypeAlias = SandboxDecision  # noqa: Y015
+
+class _InteractionStatus:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _InteractionStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_InteractionStatus.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    INTERACTION_STATUS_UNSPECIFIED: _InteractionStatus.ValueType  # 0
+    """Not set."""
+    INTERACTION_STATUS_PENDING: _InteractionStatus.ValueType  # 1
+    """Waiting for an answer."""
+    INTERACTION_STATUS_ANSWERED: _InteractionStatus.ValueType  # 2
+    """Answered."""
+    INTERACTION_STATUS_TIMED_OUT: _InteractionStatus.ValueType  # 3
+    """Nobody answered in time; denied."""
+    INTERACTION_STATUS_CLOSED: _InteractionStatus.ValueType  # 4
+    """Closed unanswered (turn stopped or ended, host restarted)."""
+
+class InteractionStatus(_InteractionStatus, metaclass=_InteractionStatusEnumTypeWrapper):
+    """InteractionStatus is where an interaction request is."""
+
+INTERACTION_STATUS_UNSPECIFIED: InteractionStatus.ValueType  # 0
+"""Not set."""
+INTERACTION_STATUS_PENDING: InteractionStatus.ValueType  # 1
+"""Waiting for an answer."""
+INTERACTION_STATUS_ANSWERED: InteractionStatus.ValueType  # 2
+"""Answered."""
+INTERACTION_STATUS_TIMED_OUT: InteractionStatus.ValueType  # 3
+"""Nobody answered in time; denied."""
+INTERACTION_STATUS_CLOSED: InteractionStatus.ValueType  # 4
+"""Closed unanswered (turn stopped or ended, host restarted)."""
+Global___InteractionStatus: _TypeAlias = InteractionStatus  # noqa: Y015
+
+class _DrainOutcome:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DrainOutcomeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DrainOutcome.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DRAIN_OUTCOME_UNSPECIFIED: _DrainOutcome.ValueType  # 0
+    """Not set."""
+    DRAIN_OUTCOME_STOPPED_AFTER_STEP: _DrainOutcome.ValueType  # 1
+    """The turn stopped after its current step, within the grace period."""
+    DRAIN_OUTCOME_STOPPED_IMMEDIATELY: _DrainOutcome.ValueType  # 2
+    """The turn had to be stopped immediately after the grace period."""
+    DRAIN_OUTCOME_UNSETTLED: _DrainOutcome.ValueType  # 3
+    """The turn did not settle even then (the next start-up marks it interrupted)."""
+
+class DrainOutcome(_DrainOutcome, metaclass=_DrainOutcomeEnumTypeWrapper):
+    """DrainOutcome is how a shutdown ended a running turn."""
+
+DRAIN_OUTCOME_UNSPECIFIED: DrainOutcome.ValueType  # 0
+"""Not set."""
+DRAIN_OUTCOME_STOPPED_AFTER_STEP: DrainOutcome.ValueType  # 1
+"""The turn stopped after its current step, within the grace period."""
+DRAIN_OUTCOME_STOPPED_IMMEDIATELY: DrainOutcome.ValueType  # 2
+"""The turn had to be stopped immediately after the grace period."""
+DRAIN_OUTCOME_UNSETTLED: DrainOutcome.ValueType  # 3
+"""The turn did not settle even then (the next start-up marks it interrupted)."""
+Global___DrainOutcome: _TypeAlias = DrainOutcome  # noqa: Y015
 
 @_typing.final
 class GetServerInfoRequest(_message.Message):
@@ -81,3 +416,1643 @@ class GetServerInfoResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetServerInfoResponse: _TypeAlias = GetServerInfoResponse  # noqa: Y015
+
+@_typing.final
+class Session(_message.Message):
+    """Session is a session's header."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class BackendOptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    ID_FIELD_NUMBER: _builtins.int
+    WORKSPACE_ROOT_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    LAST_USED_AT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    TITLE_IS_MANUAL_FIELD_NUMBER: _builtins.int
+    FLAGGED_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
+    ARCHIVED_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    STATUS_UPDATED_AT_FIELD_NUMBER: _builtins.int
+    HAS_UNREAD_FIELD_NUMBER: _builtins.int
+    BACKEND_FIELD_NUMBER: _builtins.int
+    LLM_CONNECTION_SLUG_FIELD_NUMBER: _builtins.int
+    CONNECTION_LOCKED_FIELD_NUMBER: _builtins.int
+    MODEL_FIELD_NUMBER: _builtins.int
+    PERMISSION_MODE_FIELD_NUMBER: _builtins.int
+    SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
+    BACKEND_OPTIONS_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """The session id."""
+    workspace_root: _builtins.str
+    """The absolute workspace root the agent works in."""
+    cwd: _builtins.str
+    """The absolute working directory (inside or equal to the workspace root)."""
+    name: _builtins.str
+    """The session's name."""
+    title_is_manual: _builtins.bool
+    """True when the name was set by a user (not generated)."""
+    flagged: _builtins.bool
+    """True when flagged by a user."""
+    archived: _builtins.bool
+    """True when archived (archived sessions refuse turns)."""
+    status: Global___SessionStatus.ValueType
+    """What the session is doing."""
+    has_unread: _builtins.bool
+    """True when a turn completed since the session was last marked read."""
+    backend: _builtins.str
+    """The kind of backend built for this session (e.g. "scripted")."""
+    llm_connection_slug: _builtins.str
+    """The slug of the model connection the backend uses."""
+    connection_locked: _builtins.bool
+    """True when the connection may no longer change."""
+    model: _builtins.str
+    """The model name."""
+    permission_mode: Global___PermissionMode.ValueType
+    """Whether the agent asks before crossing the sandbox boundary."""
+    schema_version: _builtins.int
+    """The version of the session schema."""
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the session was created."""
+
+    @_builtins.property
+    def last_used_at(self) -> _timestamp_pb2.Timestamp:
+        """When a turn last started."""
+
+    @_builtins.property
+    def labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The session's labels."""
+
+    @_builtins.property
+    def status_updated_at(self) -> _timestamp_pb2.Timestamp:
+        """When the status last changed."""
+
+    @_builtins.property
+    def backend_options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Free-form settings for the backend (the scripted backend reads "script")."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        workspace_root: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        last_used_at: _timestamp_pb2.Timestamp | None = ...,
+        name: _builtins.str = ...,
+        title_is_manual: _builtins.bool = ...,
+        flagged: _builtins.bool = ...,
+        labels: _abc.Iterable[_builtins.str] | None = ...,
+        archived: _builtins.bool = ...,
+        status: Global___SessionStatus.ValueType = ...,
+        status_updated_at: _timestamp_pb2.Timestamp | None = ...,
+        has_unread: _builtins.bool = ...,
+        backend: _builtins.str = ...,
+        llm_connection_slug: _builtins.str = ...,
+        connection_locked: _builtins.bool = ...,
+        model: _builtins.str = ...,
+        permission_mode: Global___PermissionMode.ValueType = ...,
+        schema_version: _builtins.int = ...,
+        backend_options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "last_used_at", b"last_used_at", "status_updated_at", b"status_updated_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "created_at", b"created_at", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "id", b"id", "labels", b"labels", "last_used_at", b"last_used_at", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "permission_mode", b"permission_mode", "schema_version", b"schema_version", "status", b"status", "status_updated_at", b"status_updated_at", "title_is_manual", b"title_is_manual", "workspace_root", b"workspace_root"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Session: _TypeAlias = Session  # noqa: Y015
+
+@_typing.final
+class Turn(_message.Message):
+    """Turn is one turn of a session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    STARTED_AT_FIELD_NUMBER: _builtins.int
+    ENDED_AT_FIELD_NUMBER: _builtins.int
+    ABORT_SOURCE_FIELD_NUMBER: _builtins.int
+    FIRST_SEQ_FIELD_NUMBER: _builtins.int
+    turn_id: _builtins.str
+    """The turn id."""
+    status: Global___TurnStatus.ValueType
+    """Where the turn is."""
+    text: _builtins.str
+    """The text that started the turn."""
+    abort_source: _builtins.str
+    """Who stopped the turn ("stop_button", "stream_abandoned", "host_shutdown", "host_restarted" …)."""
+    first_seq: _builtins.int
+    """The sequence number of the turn's first log entry (its user message)."""
+    @_builtins.property
+    def started_at(self) -> _timestamp_pb2.Timestamp:
+        """When the turn started."""
+
+    @_builtins.property
+    def ended_at(self) -> _timestamp_pb2.Timestamp:
+        """When the turn ended (unset while it runs)."""
+
+    def __init__(
+        self,
+        *,
+        turn_id: _builtins.str = ...,
+        status: Global___TurnStatus.ValueType = ...,
+        text: _builtins.str = ...,
+        started_at: _timestamp_pb2.Timestamp | None = ...,
+        ended_at: _timestamp_pb2.Timestamp | None = ...,
+        abort_source: _builtins.str = ...,
+        first_seq: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ended_at", b"ended_at", "started_at", b"started_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_source", b"abort_source", "ended_at", b"ended_at", "first_seq", b"first_seq", "started_at", b"started_at", "status", b"status", "text", b"text", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Turn: _TypeAlias = Turn  # noqa: Y015
+
+@_typing.final
+class UserMessage(_message.Message):
+    """UserMessage is text a user sent."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEXT_FIELD_NUMBER: _builtins.int
+    QUEUED_FIELD_NUMBER: _builtins.int
+    text: _builtins.str
+    """The text."""
+    queued: _builtins.bool
+    """True for a message sent into a running turn (SendMessage) and delivered to it."""
+    def __init__(
+        self,
+        *,
+        text: _builtins.str = ...,
+        queued: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["queued", b"queued", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UserMessage: _TypeAlias = UserMessage  # noqa: Y015
+
+@_typing.final
+class AssistantMessage(_message.Message):
+    """AssistantMessage is the complete text of one assistant message (its text deltas joined)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    message_id: _builtins.str
+    """The message id the text deltas carried."""
+    text: _builtins.str
+    """The text."""
+    def __init__(
+        self,
+        *,
+        message_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AssistantMessage: _TypeAlias = AssistantMessage  # noqa: Y015
+
+@_typing.final
+class SystemNote(_message.Message):
+    """SystemNote is something the kernel put on the record."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    SOURCE_FIELD_NUMBER: _builtins.int
+    kind: Global___SystemNoteKind.ValueType
+    """What the note is about."""
+    text: _builtins.str
+    """A human-readable description."""
+    source: _builtins.str
+    """Who caused it, where that applies (e.g. the stop source)."""
+    def __init__(
+        self,
+        *,
+        kind: Global___SystemNoteKind.ValueType = ...,
+        text: _builtins.str = ...,
+        source: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "source", b"source", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SystemNote: _TypeAlias = SystemNote  # noqa: Y015
+
+@_typing.final
+class TextDelta(_message.Message):
+    """TextDelta is a piece of assistant text."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    message_id: _builtins.str
+    """The assistant message the text belongs to."""
+    text: _builtins.str
+    """The text."""
+    def __init__(
+        self,
+        *,
+        message_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TextDelta: _TypeAlias = TextDelta  # noqa: Y015
+
+@_typing.final
+class ToolCall(_message.Message):
+    """ToolCall is the agent invoking a tool."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    INPUT_FIELD_NUMBER: _builtins.int
+    tool_call_id: _builtins.str
+    """The tool call id."""
+    name: _builtins.str
+    """The tool's name."""
+    input: _builtins.str
+    """The tool's input."""
+    def __init__(
+        self,
+        *,
+        tool_call_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        input: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["input", b"input", "name", b"name", "tool_call_id", b"tool_call_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ToolCall: _TypeAlias = ToolCall  # noqa: Y015
+
+@_typing.final
+class ToolOutput(_message.Message):
+    """ToolOutput is output a running tool produced."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    STREAM_FIELD_NUMBER: _builtins.int
+    tool_call_id: _builtins.str
+    """The tool call id."""
+    text: _builtins.str
+    """The output."""
+    stream: Global___ToolOutputStream.ValueType
+    """Which stream it came from."""
+    def __init__(
+        self,
+        *,
+        tool_call_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+        stream: Global___ToolOutputStream.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stream", b"stream", "text", b"text", "tool_call_id", b"tool_call_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ToolOutput: _TypeAlias = ToolOutput  # noqa: Y015
+
+@_typing.final
+class ToolResult(_message.Message):
+    """ToolResult is a tool call finishing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
+    OUTPUT_FIELD_NUMBER: _builtins.int
+    IS_ERROR_FIELD_NUMBER: _builtins.int
+    tool_call_id: _builtins.str
+    """The tool call id."""
+    output: _builtins.str
+    """The result."""
+    is_error: _builtins.bool
+    """True when the tool failed."""
+    def __init__(
+        self,
+        *,
+        tool_call_id: _builtins.str = ...,
+        output: _builtins.str = ...,
+        is_error: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["is_error", b"is_error", "output", b"output", "tool_call_id", b"tool_call_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ToolResult: _TypeAlias = ToolResult  # noqa: Y015
+
+@_typing.final
+class SandboxBoundaryRequest(_message.Message):
+    """SandboxBoundaryRequest asks permission to cross the sandbox boundary; answer it with
+    RespondToSandboxBoundary.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """The request id."""
+    command: _builtins.str
+    """What the agent wants to run."""
+    cwd: _builtins.str
+    """Where it would run."""
+    reason: _builtins.str
+    """Why the agent asks."""
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        command: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "cwd", b"cwd", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SandboxBoundaryRequest: _TypeAlias = SandboxBoundaryRequest  # noqa: Y015
+
+@_typing.final
+class UserQuestionRequest(_message.Message):
+    """UserQuestionRequest asks the user a question; answer it with RespondToUserQuestion."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    QUESTION_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """The request id."""
+    question: _builtins.str
+    """The question."""
+    @_builtins.property
+    def options(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The allowed answers (empty: any answer)."""
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        question: _builtins.str = ...,
+        options: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "question", b"question", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UserQuestionRequest: _TypeAlias = UserQuestionRequest  # noqa: Y015
+
+@_typing.final
+class InteractionResolved(_message.Message):
+    """InteractionResolved says how an interaction request ended."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    ANSWERS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """The request id."""
+    kind: Global___InteractionKind.ValueType
+    """The kind of request."""
+    outcome: Global___InteractionOutcome.ValueType
+    """How it ended."""
+    reason: _builtins.str
+    """Why it was denied or closed."""
+    @_builtins.property
+    def answers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The answers to a user question."""
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        kind: Global___InteractionKind.ValueType = ...,
+        outcome: Global___InteractionOutcome.ValueType = ...,
+        answers: _abc.Iterable[_builtins.str] | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answers", b"answers", "kind", b"kind", "outcome", b"outcome", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___InteractionResolved: _TypeAlias = InteractionResolved  # noqa: Y015
+
+@_typing.final
+class TurnState(_message.Message):
+    """TurnState is a turn changing status."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    ABORT_SOURCE_FIELD_NUMBER: _builtins.int
+    ABORTED_AT_FIELD_NUMBER: _builtins.int
+    status: Global___TurnStatus.ValueType
+    """The new status."""
+    abort_source: _builtins.str
+    """Who stopped the turn, when status is ABORTED."""
+    @_builtins.property
+    def aborted_at(self) -> _timestamp_pb2.Timestamp:
+        """When the turn was stopped, when status is ABORTED."""
+
+    def __init__(
+        self,
+        *,
+        status: Global___TurnStatus.ValueType = ...,
+        abort_source: _builtins.str = ...,
+        aborted_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["aborted_at", b"aborted_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_source", b"abort_source", "aborted_at", b"aborted_at", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnState: _TypeAlias = TurnState  # noqa: Y015
+
+@_typing.final
+class Complete(_message.Message):
+    """Complete is the backend finishing a turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STOP_REASON_FIELD_NUMBER: _builtins.int
+    stop_reason: _builtins.str
+    """Why it finished: "end_turn", "user_stop", "redirect", "denied" …"""
+    def __init__(
+        self,
+        *,
+        stop_reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stop_reason", b"stop_reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Complete: _TypeAlias = Complete  # noqa: Y015
+
+@_typing.final
+class TurnError(_message.Message):
+    """TurnError is an error inside a turn; the turn goes on to its terminal TurnState."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    message: _builtins.str
+    """What went wrong."""
+    code: _builtins.str
+    """A machine-readable code (e.g. "backend_failed")."""
+    def __init__(
+        self,
+        *,
+        message: _builtins.str = ...,
+        code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnError: _TypeAlias = TurnError  # noqa: Y015
+
+@_typing.final
+class SessionEvent(_message.Message):
+    """SessionEvent is one entry of a session's log: something streamed during a turn or stored on
+    the session's record. Every entry has a per-session sequence number; entries are committed
+    before they are sent to anyone.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQ_FIELD_NUMBER: _builtins.int
+    ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    TIME_FIELD_NUMBER: _builtins.int
+    USER_FIELD_NUMBER: _builtins.int
+    ASSISTANT_FIELD_NUMBER: _builtins.int
+    SYSTEM_NOTE_FIELD_NUMBER: _builtins.int
+    TEXT_DELTA_FIELD_NUMBER: _builtins.int
+    TOOL_CALL_FIELD_NUMBER: _builtins.int
+    TOOL_OUTPUT_FIELD_NUMBER: _builtins.int
+    TOOL_RESULT_FIELD_NUMBER: _builtins.int
+    SANDBOX_BOUNDARY_REQUEST_FIELD_NUMBER: _builtins.int
+    USER_QUESTION_REQUEST_FIELD_NUMBER: _builtins.int
+    INTERACTION_RESOLVED_FIELD_NUMBER: _builtins.int
+    TURN_STATE_FIELD_NUMBER: _builtins.int
+    COMPLETE_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    seq: _builtins.int
+    """The entry's sequence number: 1, 2, 3 … within the session."""
+    id: _builtins.str
+    """The entry's id."""
+    turn_id: _builtins.str
+    """The turn it belongs to (empty for session-level entries)."""
+    @_builtins.property
+    def time(self) -> _timestamp_pb2.Timestamp:
+        """When it was recorded."""
+
+    @_builtins.property
+    def user(self) -> Global___UserMessage:
+        """Text a user sent."""
+
+    @_builtins.property
+    def assistant(self) -> Global___AssistantMessage:
+        """A complete assistant message."""
+
+    @_builtins.property
+    def system_note(self) -> Global___SystemNote:
+        """A note the kernel recorded."""
+
+    @_builtins.property
+    def text_delta(self) -> Global___TextDelta:
+        """A piece of assistant text."""
+
+    @_builtins.property
+    def tool_call(self) -> Global___ToolCall:
+        """A tool call."""
+
+    @_builtins.property
+    def tool_output(self) -> Global___ToolOutput:
+        """Tool output."""
+
+    @_builtins.property
+    def tool_result(self) -> Global___ToolResult:
+        """A tool result."""
+
+    @_builtins.property
+    def sandbox_boundary_request(self) -> Global___SandboxBoundaryRequest:
+        """A sandbox-boundary request."""
+
+    @_builtins.property
+    def user_question_request(self) -> Global___UserQuestionRequest:
+        """A user question."""
+
+    @_builtins.property
+    def interaction_resolved(self) -> Global___InteractionResolved:
+        """An interaction request's end."""
+
+    @_builtins.property
+    def turn_state(self) -> Global___TurnState:
+        """A turn status change."""
+
+    @_builtins.property
+    def complete(self) -> Global___Complete:
+        """The backend finished the turn."""
+
+    @_builtins.property
+    def error(self) -> Global___TurnError:
+        """An error inside the turn."""
+
+    def __init__(
+        self,
+        *,
+        seq: _builtins.int = ...,
+        id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+        time: _timestamp_pb2.Timestamp | None = ...,
+        user: Global___UserMessage | None = ...,
+        assistant: Global___AssistantMessage | None = ...,
+        system_note: Global___SystemNote | None = ...,
+        text_delta: Global___TextDelta | None = ...,
+        tool_call: Global___ToolCall | None = ...,
+        tool_output: Global___ToolOutput | None = ...,
+        tool_result: Global___ToolResult | None = ...,
+        sandbox_boundary_request: Global___SandboxBoundaryRequest | None = ...,
+        user_question_request: Global___UserQuestionRequest | None = ...,
+        interaction_resolved: Global___InteractionResolved | None = ...,
+        turn_state: Global___TurnState | None = ...,
+        complete: Global___Complete | None = ...,
+        error: Global___TurnError | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["assistant", b"assistant", "complete", b"complete", "error", b"error", "event", b"event", "interaction_resolved", b"interaction_resolved", "sandbox_boundary_request", b"sandbox_boundary_request", "system_note", b"system_note", "text_delta", b"text_delta", "time", b"time", "tool_call", b"tool_call", "tool_output", b"tool_output", "tool_result", b"tool_result", "turn_state", b"turn_state", "user", b"user", "user_question_request", b"user_question_request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["assistant", b"assistant", "complete", b"complete", "error", b"error", "event", b"event", "id", b"id", "interaction_resolved", b"interaction_resolved", "sandbox_boundary_request", b"sandbox_boundary_request", "seq", b"seq", "system_note", b"system_note", "text_delta", b"text_delta", "time", b"time", "tool_call", b"tool_call", "tool_output", b"tool_output", "tool_result", b"tool_result", "turn_id", b"turn_id", "turn_state", b"turn_state", "user", b"user", "user_question_request", b"user_question_request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["user", "assistant", "system_note", "text_delta", "tool_call", "tool_output", "tool_result", "sandbox_boundary_request", "user_question_request", "interaction_resolved", "turn_state", "complete", "error"]  # noqa: Y015
+    _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
+
+Global___SessionEvent: _TypeAlias = SessionEvent  # noqa: Y015
+
+@_typing.final
+class CreateSessionRequest(_message.Message):
+    """CreateSessionRequest describes a new session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class BackendOptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    WORKSPACE_ROOT_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    BACKEND_FIELD_NUMBER: _builtins.int
+    MODEL_FIELD_NUMBER: _builtins.int
+    PERMISSION_MODE_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
+    LLM_CONNECTION_SLUG_FIELD_NUMBER: _builtins.int
+    CONNECTION_LOCKED_FIELD_NUMBER: _builtins.int
+    BACKEND_OPTIONS_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The id to use; empty lets the kernel choose one."""
+    workspace_root: _builtins.str
+    """The absolute workspace root (required)."""
+    cwd: _builtins.str
+    """The absolute working directory; empty means the workspace root."""
+    name: _builtins.str
+    """The session's name; a non-empty name counts as set by a user."""
+    backend: _builtins.str
+    """The backend kind; empty means "scripted"."""
+    model: _builtins.str
+    """The model name."""
+    permission_mode: Global___PermissionMode.ValueType
+    """Whether the agent asks before crossing the sandbox boundary (default ASK)."""
+    llm_connection_slug: _builtins.str
+    """The slug of the model connection."""
+    connection_locked: _builtins.bool
+    """True to lock the connection."""
+    @_builtins.property
+    def labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Labels."""
+
+    @_builtins.property
+    def backend_options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Settings for the backend."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        workspace_root: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+        name: _builtins.str = ...,
+        backend: _builtins.str = ...,
+        model: _builtins.str = ...,
+        permission_mode: Global___PermissionMode.ValueType = ...,
+        labels: _abc.Iterable[_builtins.str] | None = ...,
+        llm_connection_slug: _builtins.str = ...,
+        connection_locked: _builtins.bool = ...,
+        backend_options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "cwd", b"cwd", "labels", b"labels", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "permission_mode", b"permission_mode", "session_id", b"session_id", "workspace_root", b"workspace_root"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSessionRequest: _TypeAlias = CreateSessionRequest  # noqa: Y015
+
+@_typing.final
+class CreateSessionResponse(_message.Message):
+    """CreateSessionResponse returns the new session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def session(self) -> Global___Session:
+        """The session as created."""
+
+    def __init__(
+        self,
+        *,
+        session: Global___Session | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateSessionResponse: _TypeAlias = CreateSessionResponse  # noqa: Y015
+
+@_typing.final
+class GetSessionRequest(_message.Message):
+    """GetSessionRequest names a session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSessionRequest: _TypeAlias = GetSessionRequest  # noqa: Y015
+
+@_typing.final
+class GetSessionResponse(_message.Message):
+    """GetSessionResponse returns a session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def session(self) -> Global___Session:
+        """The session."""
+
+    def __init__(
+        self,
+        *,
+        session: Global___Session | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetSessionResponse: _TypeAlias = GetSessionResponse  # noqa: Y015
+
+@_typing.final
+class ListSessionsRequest(_message.Message):
+    """ListSessionsRequest asks for a page of sessions."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    ARCHIVED_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most sessions to return, 1 to 500; 0 means 50."""
+    page_token: _builtins.str
+    """The next_page_token of the previous page; empty for the first page."""
+    archived: _builtins.bool
+    """Only archived (true) or only unarchived (false) sessions; unset for both."""
+    label: _builtins.str
+    """Only sessions with this label; empty for all."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        archived: _builtins.bool | None = ...,
+        label: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_archived", b"_archived", "archived", b"archived"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_archived", b"_archived", "archived", b"archived", "label", b"label", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__archived: _TypeAlias = _typing.Literal["archived"]  # noqa: Y015
+    _WhichOneofArgType__archived: _TypeAlias = _typing.Literal["_archived", b"_archived"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__archived) -> _WhichOneofReturnType__archived | None: ...
+
+Global___ListSessionsRequest: _TypeAlias = ListSessionsRequest  # noqa: Y015
+
+@_typing.final
+class ListSessionsResponse(_message.Message):
+    """ListSessionsResponse is one page of sessions."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSIONS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token for the next page; empty on the last page."""
+    @_builtins.property
+    def sessions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Session]:
+        """The sessions, newest first."""
+
+    def __init__(
+        self,
+        *,
+        sessions: _abc.Iterable[Global___Session] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "sessions", b"sessions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListSessionsResponse: _TypeAlias = ListSessionsResponse  # noqa: Y015
+
+@_typing.final
+class Labels(_message.Message):
+    """Labels is a list of labels (a message so that "no change" and "no labels" differ)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALUES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The labels."""
+
+    def __init__(
+        self,
+        *,
+        values: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["values", b"values"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Labels: _TypeAlias = Labels  # noqa: Y015
+
+@_typing.final
+class UpdateSessionRequest(_message.Message):
+    """UpdateSessionRequest changes a session; unset fields stay as they are."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    FLAGGED_FIELD_NUMBER: _builtins.int
+    LABELS_FIELD_NUMBER: _builtins.int
+    MODEL_FIELD_NUMBER: _builtins.int
+    PERMISSION_MODE_FIELD_NUMBER: _builtins.int
+    ARCHIVED_FIELD_NUMBER: _builtins.int
+    HAS_UNREAD_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    name: _builtins.str
+    """A new name (marks the title as set by a user)."""
+    flagged: _builtins.bool
+    """Flag or unflag."""
+    model: _builtins.str
+    """A new model name."""
+    permission_mode: Global___PermissionMode.ValueType
+    """A new permission mode (UNSPECIFIED: unchanged)."""
+    archived: _builtins.bool
+    """Archive (stops a running turn first) or unarchive."""
+    has_unread: _builtins.bool
+    """Mark read (false) or unread (true)."""
+    cwd: _builtins.str
+    """A new absolute working directory."""
+    @_builtins.property
+    def labels(self) -> Global___Labels:
+        """Replace the labels."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        name: _builtins.str | None = ...,
+        flagged: _builtins.bool | None = ...,
+        labels: Global___Labels | None = ...,
+        model: _builtins.str | None = ...,
+        permission_mode: Global___PermissionMode.ValueType = ...,
+        archived: _builtins.bool | None = ...,
+        has_unread: _builtins.bool | None = ...,
+        cwd: _builtins.str | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_archived", b"_archived", "_cwd", b"_cwd", "_flagged", b"_flagged", "_has_unread", b"_has_unread", "_model", b"_model", "_name", b"_name", "archived", b"archived", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "labels", b"labels", "model", b"model", "name", b"name"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_archived", b"_archived", "_cwd", b"_cwd", "_flagged", b"_flagged", "_has_unread", b"_has_unread", "_model", b"_model", "_name", b"_name", "archived", b"archived", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "labels", b"labels", "model", b"model", "name", b"name", "permission_mode", b"permission_mode", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__archived: _TypeAlias = _typing.Literal["archived"]  # noqa: Y015
+    _WhichOneofArgType__archived: _TypeAlias = _typing.Literal["_archived", b"_archived"]  # noqa: Y015
+    _WhichOneofReturnType__cwd: _TypeAlias = _typing.Literal["cwd"]  # noqa: Y015
+    _WhichOneofArgType__cwd: _TypeAlias = _typing.Literal["_cwd", b"_cwd"]  # noqa: Y015
+    _WhichOneofReturnType__flagged: _TypeAlias = _typing.Literal["flagged"]  # noqa: Y015
+    _WhichOneofArgType__flagged: _TypeAlias = _typing.Literal["_flagged", b"_flagged"]  # noqa: Y015
+    _WhichOneofReturnType__has_unread: _TypeAlias = _typing.Literal["has_unread"]  # noqa: Y015
+    _WhichOneofArgType__has_unread: _TypeAlias = _typing.Literal["_has_unread", b"_has_unread"]  # noqa: Y015
+    _WhichOneofReturnType__model: _TypeAlias = _typing.Literal["model"]  # noqa: Y015
+    _WhichOneofArgType__model: _TypeAlias = _typing.Literal["_model", b"_model"]  # noqa: Y015
+    _WhichOneofReturnType__name: _TypeAlias = _typing.Literal["name"]  # noqa: Y015
+    _WhichOneofArgType__name: _TypeAlias = _typing.Literal["_name", b"_name"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__archived) -> _WhichOneofReturnType__archived | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__cwd) -> _WhichOneofReturnType__cwd | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__flagged) -> _WhichOneofReturnType__flagged | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__has_unread) -> _WhichOneofReturnType__has_unread | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__model) -> _WhichOneofReturnType__model | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__name) -> _WhichOneofReturnType__name | None: ...
+
+Global___UpdateSessionRequest: _TypeAlias = UpdateSessionRequest  # noqa: Y015
+
+@_typing.final
+class UpdateSessionResponse(_message.Message):
+    """UpdateSessionResponse returns the updated session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def session(self) -> Global___Session:
+        """The session after the update."""
+
+    def __init__(
+        self,
+        *,
+        session: Global___Session | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session", b"session"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UpdateSessionResponse: _TypeAlias = UpdateSessionResponse  # noqa: Y015
+
+@_typing.final
+class DeleteSessionRequest(_message.Message):
+    """DeleteSessionRequest names the session to delete."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteSessionRequest: _TypeAlias = DeleteSessionRequest  # noqa: Y015
+
+@_typing.final
+class DeleteSessionResponse(_message.Message):
+    """DeleteSessionResponse has no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteSessionResponse: _TypeAlias = DeleteSessionResponse  # noqa: Y015
+
+@_typing.final
+class ReadMessagesRequest(_message.Message):
+    """ReadMessagesRequest asks for stored log entries."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    AFTER_SEQ_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    after_seq: _builtins.int
+    """Return entries with a sequence number greater than this (0: from the start)."""
+    limit: _builtins.int
+    """Most entries to return, 1 to 1000; 0 means 1000."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        after_seq: _builtins.int = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_seq", b"after_seq", "limit", b"limit", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReadMessagesRequest: _TypeAlias = ReadMessagesRequest  # noqa: Y015
+
+@_typing.final
+class ReadMessagesResponse(_message.Message):
+    """ReadMessagesResponse returns stored log entries in order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionEvent]:
+        """The entries."""
+
+    def __init__(
+        self,
+        *,
+        events: _abc.Iterable[Global___SessionEvent] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReadMessagesResponse: _TypeAlias = ReadMessagesResponse  # noqa: Y015
+
+@_typing.final
+class ListTurnsRequest(_message.Message):
+    """ListTurnsRequest names a session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTurnsRequest: _TypeAlias = ListTurnsRequest  # noqa: Y015
+
+@_typing.final
+class ListTurnsResponse(_message.Message):
+    """ListTurnsResponse returns a session's turns."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURNS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def turns(self) -> _containers.RepeatedCompositeFieldContainer[Global___Turn]:
+        """The turns in the order they started."""
+
+    def __init__(
+        self,
+        *,
+        turns: _abc.Iterable[Global___Turn] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["turns", b"turns"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListTurnsResponse: _TypeAlias = ListTurnsResponse  # noqa: Y015
+
+@_typing.final
+class StartTurnRequest(_message.Message):
+    """StartTurnRequest starts (or attaches to) a turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    turn_id: _builtins.str
+    """The turn id; a retry with the same id (and text) attaches to the same turn. Empty lets
+    the kernel choose one.
+    """
+    text: _builtins.str
+    """What the user says (not empty, at most 64 KiB of UTF-8)."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id", "text", b"text", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartTurnRequest: _TypeAlias = StartTurnRequest  # noqa: Y015
+
+@_typing.final
+class StartTurnResponse(_message.Message):
+    """StartTurnResponse is one event of the turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def event(self) -> Global___SessionEvent:
+        """The event."""
+
+    def __init__(
+        self,
+        *,
+        event: Global___SessionEvent | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartTurnResponse: _TypeAlias = StartTurnResponse  # noqa: Y015
+
+@_typing.final
+class StopSessionRequest(_message.Message):
+    """StopSessionRequest stops a session's running turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    SOURCE_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    source: _builtins.str
+    """Who stops it, a lowercase identifier recorded with the abort; empty means "api"."""
+    mode: Global___StopMode.ValueType
+    """When to stop."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        source: _builtins.str = ...,
+        mode: Global___StopMode.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "session_id", b"session_id", "source", b"source"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopSessionRequest: _TypeAlias = StopSessionRequest  # noqa: Y015
+
+@_typing.final
+class StopSessionResponse(_message.Message):
+    """StopSessionResponse says what was stopped."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    MODE_FIELD_NUMBER: _builtins.int
+    turn_id: _builtins.str
+    """The stopped turn; empty when no turn was running."""
+    mode: Global___StopMode.ValueType
+    """The mode the stop used."""
+    def __init__(
+        self,
+        *,
+        turn_id: _builtins.str = ...,
+        mode: Global___StopMode.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StopSessionResponse: _TypeAlias = StopSessionResponse  # noqa: Y015
+
+@_typing.final
+class Interaction(_message.Message):
+    """Interaction is a stored interaction request and what became of it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    ANSWERS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    RESOLVED_AT_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    request_id: _builtins.str
+    """The request id."""
+    turn_id: _builtins.str
+    """The turn that raised it."""
+    kind: Global___InteractionKind.ValueType
+    """The kind of request."""
+    status: Global___InteractionStatus.ValueType
+    """Where it is."""
+    decision: _builtins.str
+    """The decision on a sandbox-boundary request ("allow_once", "allow_session", "deny")."""
+    reason: _builtins.str
+    """Why it was denied or closed."""
+    @_builtins.property
+    def answers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The answers to a user question."""
+
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When it was raised."""
+
+    @_builtins.property
+    def resolved_at(self) -> _timestamp_pb2.Timestamp:
+        """When it ended."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+        kind: Global___InteractionKind.ValueType = ...,
+        status: Global___InteractionStatus.ValueType = ...,
+        decision: _builtins.str = ...,
+        answers: _abc.Iterable[_builtins.str] | None = ...,
+        reason: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        resolved_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "resolved_at", b"resolved_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answers", b"answers", "created_at", b"created_at", "decision", b"decision", "kind", b"kind", "reason", b"reason", "request_id", b"request_id", "resolved_at", b"resolved_at", "session_id", b"session_id", "status", b"status", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Interaction: _TypeAlias = Interaction  # noqa: Y015
+
+@_typing.final
+class RespondToSandboxBoundaryRequest(_message.Message):
+    """RespondToSandboxBoundaryRequest answers a sandbox-boundary request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    request_id: _builtins.str
+    """The request id (from the SandboxBoundaryRequest event)."""
+    decision: Global___SandboxDecision.ValueType
+    """The decision."""
+    reason: _builtins.str
+    """An optional explanation, recorded with the decision."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+        decision: Global___SandboxDecision.ValueType = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "reason", b"reason", "request_id", b"request_id", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RespondToSandboxBoundaryRequest: _TypeAlias = RespondToSandboxBoundaryRequest  # noqa: Y015
+
+@_typing.final
+class RespondToSandboxBoundaryResponse(_message.Message):
+    """RespondToSandboxBoundaryResponse returns the answered request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INTERACTION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def interaction(self) -> Global___Interaction:
+        """The request as stored after the answer."""
+
+    def __init__(
+        self,
+        *,
+        interaction: Global___Interaction | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["interaction", b"interaction"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["interaction", b"interaction"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RespondToSandboxBoundaryResponse: _TypeAlias = RespondToSandboxBoundaryResponse  # noqa: Y015
+
+@_typing.final
+class RespondToUserQuestionRequest(_message.Message):
+    """RespondToUserQuestionRequest answers a user question."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    ANSWERS_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    request_id: _builtins.str
+    """The request id (from the UserQuestionRequest event)."""
+    @_builtins.property
+    def answers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The answers (at least one; each one of the options when the question has options)."""
+
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+        answers: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answers", b"answers", "request_id", b"request_id", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RespondToUserQuestionRequest: _TypeAlias = RespondToUserQuestionRequest  # noqa: Y015
+
+@_typing.final
+class RespondToUserQuestionResponse(_message.Message):
+    """RespondToUserQuestionResponse returns the answered request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INTERACTION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def interaction(self) -> Global___Interaction:
+        """The request as stored after the answer."""
+
+    def __init__(
+        self,
+        *,
+        interaction: Global___Interaction | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["interaction", b"interaction"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["interaction", b"interaction"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RespondToUserQuestionResponse: _TypeAlias = RespondToUserQuestionResponse  # noqa: Y015
+
+@_typing.final
+class SendMessageRequest(_message.Message):
+    """SendMessageRequest sends a message into the running turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    turn_id: _builtins.str
+    """The turn the message is meant for; empty for whichever runs (a mismatch is ABORTED)."""
+    text: _builtins.str
+    """The text (not empty, at most 64 KiB of UTF-8)."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id", "text", b"text", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendMessageRequest: _TypeAlias = SendMessageRequest  # noqa: Y015
+
+@_typing.final
+class SendMessageResponse(_message.Message):
+    """SendMessageResponse says the message is queued."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    message_id: _builtins.str
+    """The message id (the stored user message gets it when delivered)."""
+    turn_id: _builtins.str
+    """The turn it was queued for."""
+    def __init__(
+        self,
+        *,
+        message_id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message_id", b"message_id", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendMessageResponse: _TypeAlias = SendMessageResponse  # noqa: Y015
+
+@_typing.final
+class WatchSessionRequest(_message.Message):
+    """WatchSessionRequest starts watching a session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    AFTER_SEQ_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    after_seq: _builtins.int
+    """Replay entries after this sequence number (0: everything), then follow live ones."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        after_seq: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_seq", b"after_seq", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchSessionRequest: _TypeAlias = WatchSessionRequest  # noqa: Y015
+
+@_typing.final
+class WatchSessionResponse(_message.Message):
+    """WatchSessionResponse is one log entry."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def event(self) -> Global___SessionEvent:
+        """The entry."""
+
+    def __init__(
+        self,
+        *,
+        event: Global___SessionEvent | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchSessionResponse: _TypeAlias = WatchSessionResponse  # noqa: Y015
+
+@_typing.final
+class ShutdownRequest(_message.Message):
+    """ShutdownRequest has no fields."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShutdownRequest: _TypeAlias = ShutdownRequest  # noqa: Y015
+
+@_typing.final
+class DrainedTurn(_message.Message):
+    """DrainedTurn is what a shutdown did to one running turn."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    FAILURE_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    turn_id: _builtins.str
+    """The turn id."""
+    outcome: Global___DrainOutcome.ValueType
+    """How it ended."""
+    failure: _builtins.str
+    """Why stopping it failed, if it did (every cause)."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        turn_id: _builtins.str = ...,
+        outcome: Global___DrainOutcome.ValueType = ...,
+        failure: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["failure", b"failure", "outcome", b"outcome", "session_id", b"session_id", "turn_id", b"turn_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DrainedTurn: _TypeAlias = DrainedTurn  # noqa: Y015
+
+@_typing.final
+class ShutdownResponse(_message.Message):
+    """ShutdownResponse reports the drain; the process exits after sending it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURNS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def turns(self) -> _containers.RepeatedCompositeFieldContainer[Global___DrainedTurn]:
+        """Every turn that was running when the shutdown began."""
+
+    def __init__(
+        self,
+        *,
+        turns: _abc.Iterable[Global___DrainedTurn] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["turns", b"turns"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShutdownResponse: _TypeAlias = ShutdownResponse  # noqa: Y015

@@ -27,6 +27,11 @@ if _version_not_supported:
 
 class KernelServiceStub:
     """KernelService owns sessions and the turns that run in them.
+
+    Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+    reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+    SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+    such as the offending "field" or the "active_turn_id".
     """
 
     def __init__(self, channel):
@@ -40,14 +45,192 @@ class KernelServiceStub:
                 request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetServerInfoRequest.SerializeToString,
                 response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetServerInfoResponse.FromString,
                 _registered_method=True)
+        self.CreateSession = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/CreateSession',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.CreateSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.CreateSessionResponse.FromString,
+                _registered_method=True)
+        self.GetSession = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/GetSession',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetSessionResponse.FromString,
+                _registered_method=True)
+        self.ListSessions = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/ListSessions',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListSessionsRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListSessionsResponse.FromString,
+                _registered_method=True)
+        self.UpdateSession = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/UpdateSession',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.UpdateSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.UpdateSessionResponse.FromString,
+                _registered_method=True)
+        self.DeleteSession = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/DeleteSession',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.DeleteSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.DeleteSessionResponse.FromString,
+                _registered_method=True)
+        self.ReadMessages = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/ReadMessages',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ReadMessagesRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ReadMessagesResponse.FromString,
+                _registered_method=True)
+        self.ListTurns = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/ListTurns',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsResponse.FromString,
+                _registered_method=True)
+        self.StartTurn = channel.unary_stream(
+                '/maka.kernel.v1.KernelService/StartTurn',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnResponse.FromString,
+                _registered_method=True)
+        self.StopSession = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/StopSession',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StopSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StopSessionResponse.FromString,
+                _registered_method=True)
+        self.RespondToSandboxBoundary = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/RespondToSandboxBoundary',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToSandboxBoundaryRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToSandboxBoundaryResponse.FromString,
+                _registered_method=True)
+        self.RespondToUserQuestion = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/RespondToUserQuestion',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToUserQuestionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToUserQuestionResponse.FromString,
+                _registered_method=True)
+        self.SendMessage = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/SendMessage',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.SendMessageRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.SendMessageResponse.FromString,
+                _registered_method=True)
+        self.WatchSession = channel.unary_stream(
+                '/maka.kernel.v1.KernelService/WatchSession',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.WatchSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.WatchSessionResponse.FromString,
+                _registered_method=True)
+        self.Shutdown = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/Shutdown',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ShutdownRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ShutdownResponse.FromString,
+                _registered_method=True)
 
 
 class KernelServiceServicer:
     """KernelService owns sessions and the turns that run in them.
+
+    Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+    reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+    SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+    such as the offending "field" or the "active_turn_id".
     """
 
     def GetServerInfo(self, request, context):
         """GetServerInfo describes this kernel process: version, state and where it keeps its data.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateSession(self, request, context):
+        """CreateSession creates a session and records its session_start note.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSession(self, request, context):
+        """GetSession returns one session's header.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSessions(self, request, context):
+        """ListSessions pages through sessions, newest first, optionally filtered.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdateSession(self, request, context):
+        """UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteSession(self, request, context):
+        """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadMessages(self, request, context):
+        """ReadMessages returns a session's stored log entries after a sequence number.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTurns(self, request, context):
+        """ListTurns returns a session's turns in the order they started.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartTurn(self, request, context):
+        """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
+        attaches to the same turn instead of starting another. A second turn while one runs is
+        refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
+        the turn: it is stopped and its cleanup recorded even though nobody listens.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StopSession(self, request, context):
+        """StopSession stops the session's running turn and returns once the stop has been delivered
+        and recorded; a failed stop reports every cause.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RespondToSandboxBoundary(self, request, context):
+        """RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RespondToUserQuestion(self, request, context):
+        """RespondToUserQuestion answers a pending user question (once).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendMessage(self, request, context):
+        """SendMessage queues a message for the running turn; its backend reads it at its next step.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchSession(self, request, context):
+        """WatchSession replays a session's log after a sequence number, then follows it live.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Shutdown(self, request, context):
+        """Shutdown stops admitting turns, stops running turns (after their current step within the
+        shutdown grace period, then immediately), records everything and then ends the process.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -61,6 +244,76 @@ def add_KernelServiceServicer_to_server(servicer, server):
                     request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetServerInfoRequest.FromString,
                     response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetServerInfoResponse.SerializeToString,
             ),
+            'CreateSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateSession,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.CreateSessionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.CreateSessionResponse.SerializeToString,
+            ),
+            'GetSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSession,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetSessionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.GetSessionResponse.SerializeToString,
+            ),
+            'ListSessions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSessions,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListSessionsRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListSessionsResponse.SerializeToString,
+            ),
+            'UpdateSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdateSession,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.UpdateSessionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.UpdateSessionResponse.SerializeToString,
+            ),
+            'DeleteSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteSession,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.DeleteSessionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.DeleteSessionResponse.SerializeToString,
+            ),
+            'ReadMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadMessages,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ReadMessagesRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ReadMessagesResponse.SerializeToString,
+            ),
+            'ListTurns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTurns,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsResponse.SerializeToString,
+            ),
+            'StartTurn': grpc.unary_stream_rpc_method_handler(
+                    servicer.StartTurn,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnResponse.SerializeToString,
+            ),
+            'StopSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.StopSession,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StopSessionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StopSessionResponse.SerializeToString,
+            ),
+            'RespondToSandboxBoundary': grpc.unary_unary_rpc_method_handler(
+                    servicer.RespondToSandboxBoundary,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToSandboxBoundaryRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToSandboxBoundaryResponse.SerializeToString,
+            ),
+            'RespondToUserQuestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.RespondToUserQuestion,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToUserQuestionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToUserQuestionResponse.SerializeToString,
+            ),
+            'SendMessage': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendMessage,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.SendMessageRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.SendMessageResponse.SerializeToString,
+            ),
+            'WatchSession': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchSession,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.WatchSessionRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.WatchSessionResponse.SerializeToString,
+            ),
+            'Shutdown': grpc.unary_unary_rpc_method_handler(
+                    servicer.Shutdown,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ShutdownRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ShutdownResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'maka.kernel.v1.KernelService', rpc_method_handlers)
@@ -71,6 +324,11 @@ def add_KernelServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class KernelService:
     """KernelService owns sessions and the turns that run in them.
+
+    Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+    reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+    SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+    such as the offending "field" or the "active_turn_id".
     """
 
     @staticmethod
@@ -90,6 +348,384 @@ class KernelService:
             '/maka.kernel.v1.KernelService/GetServerInfo',
             maka_dot_kernel_dot_v1_dot_kernel__pb2.GetServerInfoRequest.SerializeToString,
             maka_dot_kernel_dot_v1_dot_kernel__pb2.GetServerInfoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/CreateSession',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.CreateSessionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.CreateSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/GetSession',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.GetSessionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.GetSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSessions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/ListSessions',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ListSessionsRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ListSessionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdateSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/UpdateSession',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.UpdateSessionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.UpdateSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/DeleteSession',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.DeleteSessionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.DeleteSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/ReadMessages',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ReadMessagesRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ReadMessagesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTurns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/ListTurns',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartTurn(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/StartTurn',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StopSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/StopSession',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.StopSessionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.StopSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RespondToSandboxBoundary(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/RespondToSandboxBoundary',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToSandboxBoundaryRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToSandboxBoundaryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RespondToUserQuestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/RespondToUserQuestion',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToUserQuestionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.RespondToUserQuestionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendMessage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/SendMessage',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.SendMessageRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.SendMessageResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/WatchSession',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.WatchSessionRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.WatchSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Shutdown(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/Shutdown',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ShutdownRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ShutdownResponse.FromString,
             options,
             channel_credentials,
             insecure,

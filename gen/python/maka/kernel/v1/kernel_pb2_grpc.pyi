@@ -27,7 +27,13 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class KernelServiceStub:
-    """KernelService owns sessions and the turns that run in them."""
+    """KernelService owns sessions and the turns that run in them.
+
+    Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+    reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+    SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+    such as the offending "field" or the "active_turn_id".
+    """
 
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
@@ -35,17 +41,101 @@ class KernelServiceStub:
     def __new__(cls, channel: _aio.Channel) -> KernelServiceAsyncStub: ...
     GetServerInfo: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.GetServerInfoRequest, _kernel_pb2.GetServerInfoResponse]
     """GetServerInfo describes this kernel process: version, state and where it keeps its data."""
+    CreateSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.CreateSessionRequest, _kernel_pb2.CreateSessionResponse]
+    """CreateSession creates a session and records its session_start note."""
+    GetSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.GetSessionRequest, _kernel_pb2.GetSessionResponse]
+    """GetSession returns one session's header."""
+    ListSessions: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListSessionsRequest, _kernel_pb2.ListSessionsResponse]
+    """ListSessions pages through sessions, newest first, optionally filtered."""
+    UpdateSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.UpdateSessionRequest, _kernel_pb2.UpdateSessionResponse]
+    """UpdateSession changes the fields that are set in the request; archiving stops a running turn."""
+    DeleteSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.DeleteSessionRequest, _kernel_pb2.DeleteSessionResponse]
+    """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs."""
+    ReadMessages: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ReadMessagesRequest, _kernel_pb2.ReadMessagesResponse]
+    """ReadMessages returns a session's stored log entries after a sequence number."""
+    ListTurns: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListTurnsRequest, _kernel_pb2.ListTurnsResponse]
+    """ListTurns returns a session's turns in the order they started."""
+    StartTurn: _grpc.UnaryStreamMultiCallable[_kernel_pb2.StartTurnRequest, _kernel_pb2.StartTurnResponse]
+    """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
+    attaches to the same turn instead of starting another. A second turn while one runs is
+    refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
+    the turn: it is stopped and its cleanup recorded even though nobody listens.
+    """
+    StopSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.StopSessionRequest, _kernel_pb2.StopSessionResponse]
+    """StopSession stops the session's running turn and returns once the stop has been delivered
+    and recorded; a failed stop reports every cause.
+    """
+    RespondToSandboxBoundary: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.RespondToSandboxBoundaryRequest, _kernel_pb2.RespondToSandboxBoundaryResponse]
+    """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
+    RespondToUserQuestion: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.RespondToUserQuestionRequest, _kernel_pb2.RespondToUserQuestionResponse]
+    """RespondToUserQuestion answers a pending user question (once)."""
+    SendMessage: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.SendMessageRequest, _kernel_pb2.SendMessageResponse]
+    """SendMessage queues a message for the running turn; its backend reads it at its next step."""
+    WatchSession: _grpc.UnaryStreamMultiCallable[_kernel_pb2.WatchSessionRequest, _kernel_pb2.WatchSessionResponse]
+    """WatchSession replays a session's log after a sequence number, then follows it live."""
+    Shutdown: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ShutdownRequest, _kernel_pb2.ShutdownResponse]
+    """Shutdown stops admitting turns, stops running turns (after their current step within the
+    shutdown grace period, then immediately), records everything and then ends the process.
+    """
 
 @_typing.type_check_only
 class KernelServiceAsyncStub(KernelServiceStub):
-    """KernelService owns sessions and the turns that run in them."""
+    """KernelService owns sessions and the turns that run in them.
+
+    Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+    reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+    SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+    such as the offending "field" or the "active_turn_id".
+    """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetServerInfo: _aio.UnaryUnaryMultiCallable[_kernel_pb2.GetServerInfoRequest, _kernel_pb2.GetServerInfoResponse]  # type: ignore[assignment]
     """GetServerInfo describes this kernel process: version, state and where it keeps its data."""
+    CreateSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.CreateSessionRequest, _kernel_pb2.CreateSessionResponse]  # type: ignore[assignment]
+    """CreateSession creates a session and records its session_start note."""
+    GetSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.GetSessionRequest, _kernel_pb2.GetSessionResponse]  # type: ignore[assignment]
+    """GetSession returns one session's header."""
+    ListSessions: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListSessionsRequest, _kernel_pb2.ListSessionsResponse]  # type: ignore[assignment]
+    """ListSessions pages through sessions, newest first, optionally filtered."""
+    UpdateSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.UpdateSessionRequest, _kernel_pb2.UpdateSessionResponse]  # type: ignore[assignment]
+    """UpdateSession changes the fields that are set in the request; archiving stops a running turn."""
+    DeleteSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.DeleteSessionRequest, _kernel_pb2.DeleteSessionResponse]  # type: ignore[assignment]
+    """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs."""
+    ReadMessages: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ReadMessagesRequest, _kernel_pb2.ReadMessagesResponse]  # type: ignore[assignment]
+    """ReadMessages returns a session's stored log entries after a sequence number."""
+    ListTurns: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListTurnsRequest, _kernel_pb2.ListTurnsResponse]  # type: ignore[assignment]
+    """ListTurns returns a session's turns in the order they started."""
+    StartTurn: _aio.UnaryStreamMultiCallable[_kernel_pb2.StartTurnRequest, _kernel_pb2.StartTurnResponse]  # type: ignore[assignment]
+    """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
+    attaches to the same turn instead of starting another. A second turn while one runs is
+    refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
+    the turn: it is stopped and its cleanup recorded even though nobody listens.
+    """
+    StopSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.StopSessionRequest, _kernel_pb2.StopSessionResponse]  # type: ignore[assignment]
+    """StopSession stops the session's running turn and returns once the stop has been delivered
+    and recorded; a failed stop reports every cause.
+    """
+    RespondToSandboxBoundary: _aio.UnaryUnaryMultiCallable[_kernel_pb2.RespondToSandboxBoundaryRequest, _kernel_pb2.RespondToSandboxBoundaryResponse]  # type: ignore[assignment]
+    """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
+    RespondToUserQuestion: _aio.UnaryUnaryMultiCallable[_kernel_pb2.RespondToUserQuestionRequest, _kernel_pb2.RespondToUserQuestionResponse]  # type: ignore[assignment]
+    """RespondToUserQuestion answers a pending user question (once)."""
+    SendMessage: _aio.UnaryUnaryMultiCallable[_kernel_pb2.SendMessageRequest, _kernel_pb2.SendMessageResponse]  # type: ignore[assignment]
+    """SendMessage queues a message for the running turn; its backend reads it at its next step."""
+    WatchSession: _aio.UnaryStreamMultiCallable[_kernel_pb2.WatchSessionRequest, _kernel_pb2.WatchSessionResponse]  # type: ignore[assignment]
+    """WatchSession replays a session's log after a sequence number, then follows it live."""
+    Shutdown: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ShutdownRequest, _kernel_pb2.ShutdownResponse]  # type: ignore[assignment]
+    """Shutdown stops admitting turns, stops running turns (after their current step within the
+    shutdown grace period, then immediately), records everything and then ends the process.
+    """
 
 class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
-    """KernelService owns sessions and the turns that run in them."""
+    """KernelService owns sessions and the turns that run in them.
+
+    Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+    reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+    SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+    such as the offending "field" or the "active_turn_id".
+    """
 
     @_abc_1.abstractmethod
     def GetServerInfo(
@@ -54,5 +144,125 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.GetServerInfoResponse, _abc.Awaitable[_kernel_pb2.GetServerInfoResponse]]:
         """GetServerInfo describes this kernel process: version, state and where it keeps its data."""
+
+    @_abc_1.abstractmethod
+    def CreateSession(
+        self,
+        request: _kernel_pb2.CreateSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.CreateSessionResponse, _abc.Awaitable[_kernel_pb2.CreateSessionResponse]]:
+        """CreateSession creates a session and records its session_start note."""
+
+    @_abc_1.abstractmethod
+    def GetSession(
+        self,
+        request: _kernel_pb2.GetSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.GetSessionResponse, _abc.Awaitable[_kernel_pb2.GetSessionResponse]]:
+        """GetSession returns one session's header."""
+
+    @_abc_1.abstractmethod
+    def ListSessions(
+        self,
+        request: _kernel_pb2.ListSessionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.ListSessionsResponse, _abc.Awaitable[_kernel_pb2.ListSessionsResponse]]:
+        """ListSessions pages through sessions, newest first, optionally filtered."""
+
+    @_abc_1.abstractmethod
+    def UpdateSession(
+        self,
+        request: _kernel_pb2.UpdateSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.UpdateSessionResponse, _abc.Awaitable[_kernel_pb2.UpdateSessionResponse]]:
+        """UpdateSession changes the fields that are set in the request; archiving stops a running turn."""
+
+    @_abc_1.abstractmethod
+    def DeleteSession(
+        self,
+        request: _kernel_pb2.DeleteSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.DeleteSessionResponse, _abc.Awaitable[_kernel_pb2.DeleteSessionResponse]]:
+        """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs."""
+
+    @_abc_1.abstractmethod
+    def ReadMessages(
+        self,
+        request: _kernel_pb2.ReadMessagesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.ReadMessagesResponse, _abc.Awaitable[_kernel_pb2.ReadMessagesResponse]]:
+        """ReadMessages returns a session's stored log entries after a sequence number."""
+
+    @_abc_1.abstractmethod
+    def ListTurns(
+        self,
+        request: _kernel_pb2.ListTurnsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.ListTurnsResponse, _abc.Awaitable[_kernel_pb2.ListTurnsResponse]]:
+        """ListTurns returns a session's turns in the order they started."""
+
+    @_abc_1.abstractmethod
+    def StartTurn(
+        self,
+        request: _kernel_pb2.StartTurnRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_kernel_pb2.StartTurnResponse], _abc.AsyncIterator[_kernel_pb2.StartTurnResponse]]:
+        """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
+        attaches to the same turn instead of starting another. A second turn while one runs is
+        refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
+        the turn: it is stopped and its cleanup recorded even though nobody listens.
+        """
+
+    @_abc_1.abstractmethod
+    def StopSession(
+        self,
+        request: _kernel_pb2.StopSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.StopSessionResponse, _abc.Awaitable[_kernel_pb2.StopSessionResponse]]:
+        """StopSession stops the session's running turn and returns once the stop has been delivered
+        and recorded; a failed stop reports every cause.
+        """
+
+    @_abc_1.abstractmethod
+    def RespondToSandboxBoundary(
+        self,
+        request: _kernel_pb2.RespondToSandboxBoundaryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.RespondToSandboxBoundaryResponse, _abc.Awaitable[_kernel_pb2.RespondToSandboxBoundaryResponse]]:
+        """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
+
+    @_abc_1.abstractmethod
+    def RespondToUserQuestion(
+        self,
+        request: _kernel_pb2.RespondToUserQuestionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.RespondToUserQuestionResponse, _abc.Awaitable[_kernel_pb2.RespondToUserQuestionResponse]]:
+        """RespondToUserQuestion answers a pending user question (once)."""
+
+    @_abc_1.abstractmethod
+    def SendMessage(
+        self,
+        request: _kernel_pb2.SendMessageRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.SendMessageResponse, _abc.Awaitable[_kernel_pb2.SendMessageResponse]]:
+        """SendMessage queues a message for the running turn; its backend reads it at its next step."""
+
+    @_abc_1.abstractmethod
+    def WatchSession(
+        self,
+        request: _kernel_pb2.WatchSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_kernel_pb2.WatchSessionResponse], _abc.AsyncIterator[_kernel_pb2.WatchSessionResponse]]:
+        """WatchSession replays a session's log after a sequence number, then follows it live."""
+
+    @_abc_1.abstractmethod
+    def Shutdown(
+        self,
+        request: _kernel_pb2.ShutdownRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.ShutdownResponse, _abc.Awaitable[_kernel_pb2.ShutdownResponse]]:
+        """Shutdown stops admitting turns, stops running turns (after their current step within the
+        shutdown grace period, then immediately), records everything and then ends the process.
+        """
 
 def add_KernelServiceServicer_to_server(servicer: KernelServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

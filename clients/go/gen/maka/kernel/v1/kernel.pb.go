@@ -24,6 +24,657 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// SessionStatus is what a session is doing.
+type SessionStatus int32
+
+const (
+	// Not set.
+	SessionStatus_SESSION_STATUS_UNSPECIFIED SessionStatus = 0
+	// Idle: no turn runs.
+	SessionStatus_SESSION_STATUS_ACTIVE SessionStatus = 1
+	// A turn runs.
+	SessionStatus_SESSION_STATUS_RUNNING SessionStatus = 2
+	// A turn waits for an answer to a sandbox-boundary request or a user question.
+	SessionStatus_SESSION_STATUS_WAITING_FOR_USER SessionStatus = 3
+	// The session's backend could not be disposed; it is permanently quarantined.
+	SessionStatus_SESSION_STATUS_BLOCKED SessionStatus = 4
+	// The last turn was stopped or interrupted.
+	SessionStatus_SESSION_STATUS_ABORTED SessionStatus = 5
+)
+
+// Enum value maps for SessionStatus.
+var (
+	SessionStatus_name = map[int32]string{
+		0: "SESSION_STATUS_UNSPECIFIED",
+		1: "SESSION_STATUS_ACTIVE",
+		2: "SESSION_STATUS_RUNNING",
+		3: "SESSION_STATUS_WAITING_FOR_USER",
+		4: "SESSION_STATUS_BLOCKED",
+		5: "SESSION_STATUS_ABORTED",
+	}
+	SessionStatus_value = map[string]int32{
+		"SESSION_STATUS_UNSPECIFIED":      0,
+		"SESSION_STATUS_ACTIVE":           1,
+		"SESSION_STATUS_RUNNING":          2,
+		"SESSION_STATUS_WAITING_FOR_USER": 3,
+		"SESSION_STATUS_BLOCKED":          4,
+		"SESSION_STATUS_ABORTED":          5,
+	}
+)
+
+func (x SessionStatus) Enum() *SessionStatus {
+	p := new(SessionStatus)
+	*p = x
+	return p
+}
+
+func (x SessionStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SessionStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[0].Descriptor()
+}
+
+func (SessionStatus) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[0]
+}
+
+func (x SessionStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SessionStatus.Descriptor instead.
+func (SessionStatus) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{0}
+}
+
+// PermissionMode says whether the agent asks before crossing the sandbox boundary.
+type PermissionMode int32
+
+const (
+	// Not set (on update: leave unchanged; on create: ASK).
+	PermissionMode_PERMISSION_MODE_UNSPECIFIED PermissionMode = 0
+	// Ask for approval (a sandbox-boundary request) before crossing the boundary.
+	PermissionMode_PERMISSION_MODE_ASK PermissionMode = 1
+	// Never ask.
+	PermissionMode_PERMISSION_MODE_BYPASS PermissionMode = 2
+)
+
+// Enum value maps for PermissionMode.
+var (
+	PermissionMode_name = map[int32]string{
+		0: "PERMISSION_MODE_UNSPECIFIED",
+		1: "PERMISSION_MODE_ASK",
+		2: "PERMISSION_MODE_BYPASS",
+	}
+	PermissionMode_value = map[string]int32{
+		"PERMISSION_MODE_UNSPECIFIED": 0,
+		"PERMISSION_MODE_ASK":         1,
+		"PERMISSION_MODE_BYPASS":      2,
+	}
+)
+
+func (x PermissionMode) Enum() *PermissionMode {
+	p := new(PermissionMode)
+	*p = x
+	return p
+}
+
+func (x PermissionMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PermissionMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[1].Descriptor()
+}
+
+func (PermissionMode) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[1]
+}
+
+func (x PermissionMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PermissionMode.Descriptor instead.
+func (PermissionMode) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{1}
+}
+
+// TurnStatus is where a turn is.
+type TurnStatus int32
+
+const (
+	// Not set.
+	TurnStatus_TURN_STATUS_UNSPECIFIED TurnStatus = 0
+	// The turn runs.
+	TurnStatus_TURN_STATUS_RUNNING TurnStatus = 1
+	// The backend finished the turn.
+	TurnStatus_TURN_STATUS_COMPLETED TurnStatus = 2
+	// The turn was stopped (or interrupted by a restart).
+	TurnStatus_TURN_STATUS_ABORTED TurnStatus = 3
+	// The turn failed (the backend or the kernel reported an error).
+	TurnStatus_TURN_STATUS_FAILED TurnStatus = 4
+)
+
+// Enum value maps for TurnStatus.
+var (
+	TurnStatus_name = map[int32]string{
+		0: "TURN_STATUS_UNSPECIFIED",
+		1: "TURN_STATUS_RUNNING",
+		2: "TURN_STATUS_COMPLETED",
+		3: "TURN_STATUS_ABORTED",
+		4: "TURN_STATUS_FAILED",
+	}
+	TurnStatus_value = map[string]int32{
+		"TURN_STATUS_UNSPECIFIED": 0,
+		"TURN_STATUS_RUNNING":     1,
+		"TURN_STATUS_COMPLETED":   2,
+		"TURN_STATUS_ABORTED":     3,
+		"TURN_STATUS_FAILED":      4,
+	}
+)
+
+func (x TurnStatus) Enum() *TurnStatus {
+	p := new(TurnStatus)
+	*p = x
+	return p
+}
+
+func (x TurnStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TurnStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[2].Descriptor()
+}
+
+func (TurnStatus) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[2]
+}
+
+func (x TurnStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TurnStatus.Descriptor instead.
+func (TurnStatus) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{2}
+}
+
+// SystemNoteKind says what a system note is about.
+type SystemNoteKind int32
+
+const (
+	// Not set.
+	SystemNoteKind_SYSTEM_NOTE_KIND_UNSPECIFIED SystemNoteKind = 0
+	// The session was created.
+	SystemNoteKind_SYSTEM_NOTE_KIND_SESSION_START SystemNoteKind = 1
+	// The session was resumed by a new kernel process.
+	SystemNoteKind_SYSTEM_NOTE_KIND_SESSION_RESUME SystemNoteKind = 2
+	// Something failed (the text says what).
+	SystemNoteKind_SYSTEM_NOTE_KIND_ERROR SystemNoteKind = 3
+	// A turn was stopped (source says by whom).
+	SystemNoteKind_SYSTEM_NOTE_KIND_ABORT SystemNoteKind = 4
+	// A turn was interrupted because the process running it ended.
+	SystemNoteKind_SYSTEM_NOTE_KIND_INTERRUPTED SystemNoteKind = 5
+	// A message sent into a turn was not delivered.
+	SystemNoteKind_SYSTEM_NOTE_KIND_MESSAGE_REJECTED SystemNoteKind = 6
+)
+
+// Enum value maps for SystemNoteKind.
+var (
+	SystemNoteKind_name = map[int32]string{
+		0: "SYSTEM_NOTE_KIND_UNSPECIFIED",
+		1: "SYSTEM_NOTE_KIND_SESSION_START",
+		2: "SYSTEM_NOTE_KIND_SESSION_RESUME",
+		3: "SYSTEM_NOTE_KIND_ERROR",
+		4: "SYSTEM_NOTE_KIND_ABORT",
+		5: "SYSTEM_NOTE_KIND_INTERRUPTED",
+		6: "SYSTEM_NOTE_KIND_MESSAGE_REJECTED",
+	}
+	SystemNoteKind_value = map[string]int32{
+		"SYSTEM_NOTE_KIND_UNSPECIFIED":      0,
+		"SYSTEM_NOTE_KIND_SESSION_START":    1,
+		"SYSTEM_NOTE_KIND_SESSION_RESUME":   2,
+		"SYSTEM_NOTE_KIND_ERROR":            3,
+		"SYSTEM_NOTE_KIND_ABORT":            4,
+		"SYSTEM_NOTE_KIND_INTERRUPTED":      5,
+		"SYSTEM_NOTE_KIND_MESSAGE_REJECTED": 6,
+	}
+)
+
+func (x SystemNoteKind) Enum() *SystemNoteKind {
+	p := new(SystemNoteKind)
+	*p = x
+	return p
+}
+
+func (x SystemNoteKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SystemNoteKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[3].Descriptor()
+}
+
+func (SystemNoteKind) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[3]
+}
+
+func (x SystemNoteKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SystemNoteKind.Descriptor instead.
+func (SystemNoteKind) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{3}
+}
+
+// ToolOutputStream names the stream a tool's output came from.
+type ToolOutputStream int32
+
+const (
+	// Not set.
+	ToolOutputStream_TOOL_OUTPUT_STREAM_UNSPECIFIED ToolOutputStream = 0
+	// Standard output.
+	ToolOutputStream_TOOL_OUTPUT_STREAM_STDOUT ToolOutputStream = 1
+	// Standard error.
+	ToolOutputStream_TOOL_OUTPUT_STREAM_STDERR ToolOutputStream = 2
+)
+
+// Enum value maps for ToolOutputStream.
+var (
+	ToolOutputStream_name = map[int32]string{
+		0: "TOOL_OUTPUT_STREAM_UNSPECIFIED",
+		1: "TOOL_OUTPUT_STREAM_STDOUT",
+		2: "TOOL_OUTPUT_STREAM_STDERR",
+	}
+	ToolOutputStream_value = map[string]int32{
+		"TOOL_OUTPUT_STREAM_UNSPECIFIED": 0,
+		"TOOL_OUTPUT_STREAM_STDOUT":      1,
+		"TOOL_OUTPUT_STREAM_STDERR":      2,
+	}
+)
+
+func (x ToolOutputStream) Enum() *ToolOutputStream {
+	p := new(ToolOutputStream)
+	*p = x
+	return p
+}
+
+func (x ToolOutputStream) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ToolOutputStream) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[4].Descriptor()
+}
+
+func (ToolOutputStream) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[4]
+}
+
+func (x ToolOutputStream) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ToolOutputStream.Descriptor instead.
+func (ToolOutputStream) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{4}
+}
+
+// InteractionKind names the kind of an interaction request.
+type InteractionKind int32
+
+const (
+	// Not set.
+	InteractionKind_INTERACTION_KIND_UNSPECIFIED InteractionKind = 0
+	// A sandbox-boundary request.
+	InteractionKind_INTERACTION_KIND_SANDBOX_BOUNDARY InteractionKind = 1
+	// A user question.
+	InteractionKind_INTERACTION_KIND_USER_QUESTION InteractionKind = 2
+)
+
+// Enum value maps for InteractionKind.
+var (
+	InteractionKind_name = map[int32]string{
+		0: "INTERACTION_KIND_UNSPECIFIED",
+		1: "INTERACTION_KIND_SANDBOX_BOUNDARY",
+		2: "INTERACTION_KIND_USER_QUESTION",
+	}
+	InteractionKind_value = map[string]int32{
+		"INTERACTION_KIND_UNSPECIFIED":      0,
+		"INTERACTION_KIND_SANDBOX_BOUNDARY": 1,
+		"INTERACTION_KIND_USER_QUESTION":    2,
+	}
+)
+
+func (x InteractionKind) Enum() *InteractionKind {
+	p := new(InteractionKind)
+	*p = x
+	return p
+}
+
+func (x InteractionKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (InteractionKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[5].Descriptor()
+}
+
+func (InteractionKind) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[5]
+}
+
+func (x InteractionKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use InteractionKind.Descriptor instead.
+func (InteractionKind) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{5}
+}
+
+// InteractionOutcome is how an interaction request ended.
+type InteractionOutcome int32
+
+const (
+	// Not set.
+	InteractionOutcome_INTERACTION_OUTCOME_UNSPECIFIED InteractionOutcome = 0
+	// A sandbox-boundary request was allowed once.
+	InteractionOutcome_INTERACTION_OUTCOME_ALLOW_ONCE InteractionOutcome = 1
+	// A sandbox-boundary request was allowed for the rest of the session.
+	InteractionOutcome_INTERACTION_OUTCOME_ALLOW_SESSION InteractionOutcome = 2
+	// A sandbox-boundary request was denied.
+	InteractionOutcome_INTERACTION_OUTCOME_DENY InteractionOutcome = 3
+	// A user question was answered.
+	InteractionOutcome_INTERACTION_OUTCOME_ANSWERED InteractionOutcome = 4
+	// Nobody answered in time: the request was denied.
+	InteractionOutcome_INTERACTION_OUTCOME_TIMED_OUT InteractionOutcome = 5
+	// The request was closed unanswered (the turn stopped or ended, or the host restarted).
+	InteractionOutcome_INTERACTION_OUTCOME_CLOSED InteractionOutcome = 6
+)
+
+// Enum value maps for InteractionOutcome.
+var (
+	InteractionOutcome_name = map[int32]string{
+		0: "INTERACTION_OUTCOME_UNSPECIFIED",
+		1: "INTERACTION_OUTCOME_ALLOW_ONCE",
+		2: "INTERACTION_OUTCOME_ALLOW_SESSION",
+		3: "INTERACTION_OUTCOME_DENY",
+		4: "INTERACTION_OUTCOME_ANSWERED",
+		5: "INTERACTION_OUTCOME_TIMED_OUT",
+		6: "INTERACTION_OUTCOME_CLOSED",
+	}
+	InteractionOutcome_value = map[string]int32{
+		"INTERACTION_OUTCOME_UNSPECIFIED":   0,
+		"INTERACTION_OUTCOME_ALLOW_ONCE":    1,
+		"INTERACTION_OUTCOME_ALLOW_SESSION": 2,
+		"INTERACTION_OUTCOME_DENY":          3,
+		"INTERACTION_OUTCOME_ANSWERED":      4,
+		"INTERACTION_OUTCOME_TIMED_OUT":     5,
+		"INTERACTION_OUTCOME_CLOSED":        6,
+	}
+)
+
+func (x InteractionOutcome) Enum() *InteractionOutcome {
+	p := new(InteractionOutcome)
+	*p = x
+	return p
+}
+
+func (x InteractionOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (InteractionOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[6].Descriptor()
+}
+
+func (InteractionOutcome) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[6]
+}
+
+func (x InteractionOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use InteractionOutcome.Descriptor instead.
+func (InteractionOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{6}
+}
+
+// StopMode says when a turn stops.
+type StopMode int32
+
+const (
+	// Not set: IMMEDIATE.
+	StopMode_STOP_MODE_UNSPECIFIED StopMode = 0
+	// Stop now.
+	StopMode_STOP_MODE_IMMEDIATE StopMode = 1
+	// Let the current step (e.g. a tool call) finish, then stop.
+	StopMode_STOP_MODE_AFTER_STEP StopMode = 2
+)
+
+// Enum value maps for StopMode.
+var (
+	StopMode_name = map[int32]string{
+		0: "STOP_MODE_UNSPECIFIED",
+		1: "STOP_MODE_IMMEDIATE",
+		2: "STOP_MODE_AFTER_STEP",
+	}
+	StopMode_value = map[string]int32{
+		"STOP_MODE_UNSPECIFIED": 0,
+		"STOP_MODE_IMMEDIATE":   1,
+		"STOP_MODE_AFTER_STEP":  2,
+	}
+)
+
+func (x StopMode) Enum() *StopMode {
+	p := new(StopMode)
+	*p = x
+	return p
+}
+
+func (x StopMode) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StopMode) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[7].Descriptor()
+}
+
+func (StopMode) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[7]
+}
+
+func (x StopMode) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StopMode.Descriptor instead.
+func (StopMode) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{7}
+}
+
+// SandboxDecision is an answer to a sandbox-boundary request.
+type SandboxDecision int32
+
+const (
+	// Not set (refused as INVALID_REQUEST).
+	SandboxDecision_SANDBOX_DECISION_UNSPECIFIED SandboxDecision = 0
+	// Allow this once.
+	SandboxDecision_SANDBOX_DECISION_ALLOW_ONCE SandboxDecision = 1
+	// Allow this for the rest of the session.
+	SandboxDecision_SANDBOX_DECISION_ALLOW_SESSION SandboxDecision = 2
+	// Deny.
+	SandboxDecision_SANDBOX_DECISION_DENY SandboxDecision = 3
+)
+
+// Enum value maps for SandboxDecision.
+var (
+	SandboxDecision_name = map[int32]string{
+		0: "SANDBOX_DECISION_UNSPECIFIED",
+		1: "SANDBOX_DECISION_ALLOW_ONCE",
+		2: "SANDBOX_DECISION_ALLOW_SESSION",
+		3: "SANDBOX_DECISION_DENY",
+	}
+	SandboxDecision_value = map[string]int32{
+		"SANDBOX_DECISION_UNSPECIFIED":   0,
+		"SANDBOX_DECISION_ALLOW_ONCE":    1,
+		"SANDBOX_DECISION_ALLOW_SESSION": 2,
+		"SANDBOX_DECISION_DENY":          3,
+	}
+)
+
+func (x SandboxDecision) Enum() *SandboxDecision {
+	p := new(SandboxDecision)
+	*p = x
+	return p
+}
+
+func (x SandboxDecision) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SandboxDecision) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[8].Descriptor()
+}
+
+func (SandboxDecision) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[8]
+}
+
+func (x SandboxDecision) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SandboxDecision.Descriptor instead.
+func (SandboxDecision) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{8}
+}
+
+// InteractionStatus is where an interaction request is.
+type InteractionStatus int32
+
+const (
+	// Not set.
+	InteractionStatus_INTERACTION_STATUS_UNSPECIFIED InteractionStatus = 0
+	// Waiting for an answer.
+	InteractionStatus_INTERACTION_STATUS_PENDING InteractionStatus = 1
+	// Answered.
+	InteractionStatus_INTERACTION_STATUS_ANSWERED InteractionStatus = 2
+	// Nobody answered in time; denied.
+	InteractionStatus_INTERACTION_STATUS_TIMED_OUT InteractionStatus = 3
+	// Closed unanswered (turn stopped or ended, host restarted).
+	InteractionStatus_INTERACTION_STATUS_CLOSED InteractionStatus = 4
+)
+
+// Enum value maps for InteractionStatus.
+var (
+	InteractionStatus_name = map[int32]string{
+		0: "INTERACTION_STATUS_UNSPECIFIED",
+		1: "INTERACTION_STATUS_PENDING",
+		2: "INTERACTION_STATUS_ANSWERED",
+		3: "INTERACTION_STATUS_TIMED_OUT",
+		4: "INTERACTION_STATUS_CLOSED",
+	}
+	InteractionStatus_value = map[string]int32{
+		"INTERACTION_STATUS_UNSPECIFIED": 0,
+		"INTERACTION_STATUS_PENDING":     1,
+		"INTERACTION_STATUS_ANSWERED":    2,
+		"INTERACTION_STATUS_TIMED_OUT":   3,
+		"INTERACTION_STATUS_CLOSED":      4,
+	}
+)
+
+func (x InteractionStatus) Enum() *InteractionStatus {
+	p := new(InteractionStatus)
+	*p = x
+	return p
+}
+
+func (x InteractionStatus) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (InteractionStatus) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[9].Descriptor()
+}
+
+func (InteractionStatus) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[9]
+}
+
+func (x InteractionStatus) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use InteractionStatus.Descriptor instead.
+func (InteractionStatus) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{9}
+}
+
+// DrainOutcome is how a shutdown ended a running turn.
+type DrainOutcome int32
+
+const (
+	// Not set.
+	DrainOutcome_DRAIN_OUTCOME_UNSPECIFIED DrainOutcome = 0
+	// The turn stopped after its current step, within the grace period.
+	DrainOutcome_DRAIN_OUTCOME_STOPPED_AFTER_STEP DrainOutcome = 1
+	// The turn had to be stopped immediately after the grace period.
+	DrainOutcome_DRAIN_OUTCOME_STOPPED_IMMEDIATELY DrainOutcome = 2
+	// The turn did not settle even then (the next start-up marks it interrupted).
+	DrainOutcome_DRAIN_OUTCOME_UNSETTLED DrainOutcome = 3
+)
+
+// Enum value maps for DrainOutcome.
+var (
+	DrainOutcome_name = map[int32]string{
+		0: "DRAIN_OUTCOME_UNSPECIFIED",
+		1: "DRAIN_OUTCOME_STOPPED_AFTER_STEP",
+		2: "DRAIN_OUTCOME_STOPPED_IMMEDIATELY",
+		3: "DRAIN_OUTCOME_UNSETTLED",
+	}
+	DrainOutcome_value = map[string]int32{
+		"DRAIN_OUTCOME_UNSPECIFIED":         0,
+		"DRAIN_OUTCOME_STOPPED_AFTER_STEP":  1,
+		"DRAIN_OUTCOME_STOPPED_IMMEDIATELY": 2,
+		"DRAIN_OUTCOME_UNSETTLED":           3,
+	}
+)
+
+func (x DrainOutcome) Enum() *DrainOutcome {
+	p := new(DrainOutcome)
+	*p = x
+	return p
+}
+
+func (x DrainOutcome) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (DrainOutcome) Descriptor() protoreflect.EnumDescriptor {
+	return file_maka_kernel_v1_kernel_proto_enumTypes[10].Descriptor()
+}
+
+func (DrainOutcome) Type() protoreflect.EnumType {
+	return &file_maka_kernel_v1_kernel_proto_enumTypes[10]
+}
+
+func (x DrainOutcome) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use DrainOutcome.Descriptor instead.
+func (DrainOutcome) EnumDescriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{10}
+}
+
 // GetServerInfoRequest has no fields.
 type GetServerInfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -161,6 +812,3300 @@ func (x *GetServerInfoResponse) GetPid() int64 {
 	return 0
 }
 
+// Session is a session's header.
+type Session struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The absolute workspace root the agent works in.
+	WorkspaceRoot string `protobuf:"bytes,2,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	// The absolute working directory (inside or equal to the workspace root).
+	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// When the session was created.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When a turn last started.
+	LastUsedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	// The session's name.
+	Name string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
+	// True when the name was set by a user (not generated).
+	TitleIsManual bool `protobuf:"varint,7,opt,name=title_is_manual,json=titleIsManual,proto3" json:"title_is_manual,omitempty"`
+	// True when flagged by a user.
+	Flagged bool `protobuf:"varint,8,opt,name=flagged,proto3" json:"flagged,omitempty"`
+	// The session's labels.
+	Labels []string `protobuf:"bytes,9,rep,name=labels,proto3" json:"labels,omitempty"`
+	// True when archived (archived sessions refuse turns).
+	Archived bool `protobuf:"varint,10,opt,name=archived,proto3" json:"archived,omitempty"`
+	// What the session is doing.
+	Status SessionStatus `protobuf:"varint,11,opt,name=status,proto3,enum=maka.kernel.v1.SessionStatus" json:"status,omitempty"`
+	// When the status last changed.
+	StatusUpdatedAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=status_updated_at,json=statusUpdatedAt,proto3" json:"status_updated_at,omitempty"`
+	// True when a turn completed since the session was last marked read.
+	HasUnread bool `protobuf:"varint,13,opt,name=has_unread,json=hasUnread,proto3" json:"has_unread,omitempty"`
+	// The kind of backend built for this session (e.g. "scripted").
+	Backend string `protobuf:"bytes,14,opt,name=backend,proto3" json:"backend,omitempty"`
+	// The slug of the model connection the backend uses.
+	LlmConnectionSlug string `protobuf:"bytes,15,opt,name=llm_connection_slug,json=llmConnectionSlug,proto3" json:"llm_connection_slug,omitempty"`
+	// True when the connection may no longer change.
+	ConnectionLocked bool `protobuf:"varint,16,opt,name=connection_locked,json=connectionLocked,proto3" json:"connection_locked,omitempty"`
+	// The model name.
+	Model string `protobuf:"bytes,17,opt,name=model,proto3" json:"model,omitempty"`
+	// Whether the agent asks before crossing the sandbox boundary.
+	PermissionMode PermissionMode `protobuf:"varint,18,opt,name=permission_mode,json=permissionMode,proto3,enum=maka.kernel.v1.PermissionMode" json:"permission_mode,omitempty"`
+	// The version of the session schema.
+	SchemaVersion int32 `protobuf:"varint,19,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
+	// Free-form settings for the backend (the scripted backend reads "script").
+	BackendOptions map[string]string `protobuf:"bytes,20,rep,name=backend_options,json=backendOptions,proto3" json:"backend_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Session) Reset() {
+	*x = Session{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Session) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Session) ProtoMessage() {}
+
+func (x *Session) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Session.ProtoReflect.Descriptor instead.
+func (*Session) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Session) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Session) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *Session) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *Session) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Session) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+func (x *Session) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Session) GetTitleIsManual() bool {
+	if x != nil {
+		return x.TitleIsManual
+	}
+	return false
+}
+
+func (x *Session) GetFlagged() bool {
+	if x != nil {
+		return x.Flagged
+	}
+	return false
+}
+
+func (x *Session) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *Session) GetArchived() bool {
+	if x != nil {
+		return x.Archived
+	}
+	return false
+}
+
+func (x *Session) GetStatus() SessionStatus {
+	if x != nil {
+		return x.Status
+	}
+	return SessionStatus_SESSION_STATUS_UNSPECIFIED
+}
+
+func (x *Session) GetStatusUpdatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StatusUpdatedAt
+	}
+	return nil
+}
+
+func (x *Session) GetHasUnread() bool {
+	if x != nil {
+		return x.HasUnread
+	}
+	return false
+}
+
+func (x *Session) GetBackend() string {
+	if x != nil {
+		return x.Backend
+	}
+	return ""
+}
+
+func (x *Session) GetLlmConnectionSlug() string {
+	if x != nil {
+		return x.LlmConnectionSlug
+	}
+	return ""
+}
+
+func (x *Session) GetConnectionLocked() bool {
+	if x != nil {
+		return x.ConnectionLocked
+	}
+	return false
+}
+
+func (x *Session) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *Session) GetPermissionMode() PermissionMode {
+	if x != nil {
+		return x.PermissionMode
+	}
+	return PermissionMode_PERMISSION_MODE_UNSPECIFIED
+}
+
+func (x *Session) GetSchemaVersion() int32 {
+	if x != nil {
+		return x.SchemaVersion
+	}
+	return 0
+}
+
+func (x *Session) GetBackendOptions() map[string]string {
+	if x != nil {
+		return x.BackendOptions
+	}
+	return nil
+}
+
+// Turn is one turn of a session.
+type Turn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The turn id.
+	TurnId string `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// Where the turn is.
+	Status TurnStatus `protobuf:"varint,2,opt,name=status,proto3,enum=maka.kernel.v1.TurnStatus" json:"status,omitempty"`
+	// The text that started the turn.
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// When the turn started.
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// When the turn ended (unset while it runs).
+	EndedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=ended_at,json=endedAt,proto3" json:"ended_at,omitempty"`
+	// Who stopped the turn ("stop_button", "stream_abandoned", "host_shutdown", "host_restarted" …).
+	AbortSource string `protobuf:"bytes,6,opt,name=abort_source,json=abortSource,proto3" json:"abort_source,omitempty"`
+	// The sequence number of the turn's first log entry (its user message).
+	FirstSeq      int64 `protobuf:"varint,7,opt,name=first_seq,json=firstSeq,proto3" json:"first_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Turn) Reset() {
+	*x = Turn{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Turn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Turn) ProtoMessage() {}
+
+func (x *Turn) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Turn.ProtoReflect.Descriptor instead.
+func (*Turn) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *Turn) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *Turn) GetStatus() TurnStatus {
+	if x != nil {
+		return x.Status
+	}
+	return TurnStatus_TURN_STATUS_UNSPECIFIED
+}
+
+func (x *Turn) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Turn) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *Turn) GetEndedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.EndedAt
+	}
+	return nil
+}
+
+func (x *Turn) GetAbortSource() string {
+	if x != nil {
+		return x.AbortSource
+	}
+	return ""
+}
+
+func (x *Turn) GetFirstSeq() int64 {
+	if x != nil {
+		return x.FirstSeq
+	}
+	return 0
+}
+
+// UserMessage is text a user sent.
+type UserMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The text.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// True for a message sent into a running turn (SendMessage) and delivered to it.
+	Queued        bool `protobuf:"varint,2,opt,name=queued,proto3" json:"queued,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserMessage) Reset() {
+	*x = UserMessage{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserMessage) ProtoMessage() {}
+
+func (x *UserMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserMessage.ProtoReflect.Descriptor instead.
+func (*UserMessage) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *UserMessage) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *UserMessage) GetQueued() bool {
+	if x != nil {
+		return x.Queued
+	}
+	return false
+}
+
+// AssistantMessage is the complete text of one assistant message (its text deltas joined).
+type AssistantMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message id the text deltas carried.
+	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The text.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AssistantMessage) Reset() {
+	*x = AssistantMessage{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AssistantMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AssistantMessage) ProtoMessage() {}
+
+func (x *AssistantMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AssistantMessage.ProtoReflect.Descriptor instead.
+func (*AssistantMessage) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *AssistantMessage) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *AssistantMessage) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// SystemNote is something the kernel put on the record.
+type SystemNote struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the note is about.
+	Kind SystemNoteKind `protobuf:"varint,1,opt,name=kind,proto3,enum=maka.kernel.v1.SystemNoteKind" json:"kind,omitempty"`
+	// A human-readable description.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// Who caused it, where that applies (e.g. the stop source).
+	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SystemNote) Reset() {
+	*x = SystemNote{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SystemNote) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SystemNote) ProtoMessage() {}
+
+func (x *SystemNote) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SystemNote.ProtoReflect.Descriptor instead.
+func (*SystemNote) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *SystemNote) GetKind() SystemNoteKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SystemNoteKind_SYSTEM_NOTE_KIND_UNSPECIFIED
+}
+
+func (x *SystemNote) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *SystemNote) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+// TextDelta is a piece of assistant text.
+type TextDelta struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The assistant message the text belongs to.
+	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The text.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TextDelta) Reset() {
+	*x = TextDelta{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TextDelta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TextDelta) ProtoMessage() {}
+
+func (x *TextDelta) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TextDelta.ProtoReflect.Descriptor instead.
+func (*TextDelta) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *TextDelta) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *TextDelta) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// ToolCall is the agent invoking a tool.
+type ToolCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tool call id.
+	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The tool's name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// The tool's input.
+	Input         string `protobuf:"bytes,3,opt,name=input,proto3" json:"input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolCall) Reset() {
+	*x = ToolCall{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolCall) ProtoMessage() {}
+
+func (x *ToolCall) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolCall.ProtoReflect.Descriptor instead.
+func (*ToolCall) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ToolCall) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolCall) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ToolCall) GetInput() string {
+	if x != nil {
+		return x.Input
+	}
+	return ""
+}
+
+// ToolOutput is output a running tool produced.
+type ToolOutput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tool call id.
+	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The output.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// Which stream it came from.
+	Stream        ToolOutputStream `protobuf:"varint,3,opt,name=stream,proto3,enum=maka.kernel.v1.ToolOutputStream" json:"stream,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolOutput) Reset() {
+	*x = ToolOutput{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolOutput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolOutput) ProtoMessage() {}
+
+func (x *ToolOutput) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolOutput.ProtoReflect.Descriptor instead.
+func (*ToolOutput) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ToolOutput) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolOutput) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *ToolOutput) GetStream() ToolOutputStream {
+	if x != nil {
+		return x.Stream
+	}
+	return ToolOutputStream_TOOL_OUTPUT_STREAM_UNSPECIFIED
+}
+
+// ToolResult is a tool call finishing.
+type ToolResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tool call id.
+	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
+	// The result.
+	Output string `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
+	// True when the tool failed.
+	IsError       bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolResult) Reset() {
+	*x = ToolResult{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolResult) ProtoMessage() {}
+
+func (x *ToolResult) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolResult.ProtoReflect.Descriptor instead.
+func (*ToolResult) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ToolResult) GetToolCallId() string {
+	if x != nil {
+		return x.ToolCallId
+	}
+	return ""
+}
+
+func (x *ToolResult) GetOutput() string {
+	if x != nil {
+		return x.Output
+	}
+	return ""
+}
+
+func (x *ToolResult) GetIsError() bool {
+	if x != nil {
+		return x.IsError
+	}
+	return false
+}
+
+// SandboxBoundaryRequest asks permission to cross the sandbox boundary; answer it with
+// RespondToSandboxBoundary.
+type SandboxBoundaryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request id.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// What the agent wants to run.
+	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
+	// Where it would run.
+	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// Why the agent asks.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SandboxBoundaryRequest) Reset() {
+	*x = SandboxBoundaryRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SandboxBoundaryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SandboxBoundaryRequest) ProtoMessage() {}
+
+func (x *SandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SandboxBoundaryRequest.ProtoReflect.Descriptor instead.
+func (*SandboxBoundaryRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SandboxBoundaryRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SandboxBoundaryRequest) GetCommand() string {
+	if x != nil {
+		return x.Command
+	}
+	return ""
+}
+
+func (x *SandboxBoundaryRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *SandboxBoundaryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// UserQuestionRequest asks the user a question; answer it with RespondToUserQuestion.
+type UserQuestionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request id.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The question.
+	Question string `protobuf:"bytes,2,opt,name=question,proto3" json:"question,omitempty"`
+	// The allowed answers (empty: any answer).
+	Options       []string `protobuf:"bytes,3,rep,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserQuestionRequest) Reset() {
+	*x = UserQuestionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserQuestionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserQuestionRequest) ProtoMessage() {}
+
+func (x *UserQuestionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserQuestionRequest.ProtoReflect.Descriptor instead.
+func (*UserQuestionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *UserQuestionRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *UserQuestionRequest) GetQuestion() string {
+	if x != nil {
+		return x.Question
+	}
+	return ""
+}
+
+func (x *UserQuestionRequest) GetOptions() []string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+// InteractionResolved says how an interaction request ended.
+type InteractionResolved struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request id.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The kind of request.
+	Kind InteractionKind `protobuf:"varint,2,opt,name=kind,proto3,enum=maka.kernel.v1.InteractionKind" json:"kind,omitempty"`
+	// How it ended.
+	Outcome InteractionOutcome `protobuf:"varint,3,opt,name=outcome,proto3,enum=maka.kernel.v1.InteractionOutcome" json:"outcome,omitempty"`
+	// The answers to a user question.
+	Answers []string `protobuf:"bytes,4,rep,name=answers,proto3" json:"answers,omitempty"`
+	// Why it was denied or closed.
+	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InteractionResolved) Reset() {
+	*x = InteractionResolved{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InteractionResolved) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InteractionResolved) ProtoMessage() {}
+
+func (x *InteractionResolved) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InteractionResolved.ProtoReflect.Descriptor instead.
+func (*InteractionResolved) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *InteractionResolved) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *InteractionResolved) GetKind() InteractionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return InteractionKind_INTERACTION_KIND_UNSPECIFIED
+}
+
+func (x *InteractionResolved) GetOutcome() InteractionOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return InteractionOutcome_INTERACTION_OUTCOME_UNSPECIFIED
+}
+
+func (x *InteractionResolved) GetAnswers() []string {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+func (x *InteractionResolved) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// TurnState is a turn changing status.
+type TurnState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new status.
+	Status TurnStatus `protobuf:"varint,1,opt,name=status,proto3,enum=maka.kernel.v1.TurnStatus" json:"status,omitempty"`
+	// Who stopped the turn, when status is ABORTED.
+	AbortSource string `protobuf:"bytes,2,opt,name=abort_source,json=abortSource,proto3" json:"abort_source,omitempty"`
+	// When the turn was stopped, when status is ABORTED.
+	AbortedAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=aborted_at,json=abortedAt,proto3" json:"aborted_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TurnState) Reset() {
+	*x = TurnState{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TurnState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TurnState) ProtoMessage() {}
+
+func (x *TurnState) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TurnState.ProtoReflect.Descriptor instead.
+func (*TurnState) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *TurnState) GetStatus() TurnStatus {
+	if x != nil {
+		return x.Status
+	}
+	return TurnStatus_TURN_STATUS_UNSPECIFIED
+}
+
+func (x *TurnState) GetAbortSource() string {
+	if x != nil {
+		return x.AbortSource
+	}
+	return ""
+}
+
+func (x *TurnState) GetAbortedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AbortedAt
+	}
+	return nil
+}
+
+// Complete is the backend finishing a turn.
+type Complete struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Why it finished: "end_turn", "user_stop", "redirect", "denied" …
+	StopReason    string `protobuf:"bytes,1,opt,name=stop_reason,json=stopReason,proto3" json:"stop_reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Complete) Reset() {
+	*x = Complete{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Complete) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Complete) ProtoMessage() {}
+
+func (x *Complete) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Complete.ProtoReflect.Descriptor instead.
+func (*Complete) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *Complete) GetStopReason() string {
+	if x != nil {
+		return x.StopReason
+	}
+	return ""
+}
+
+// TurnError is an error inside a turn; the turn goes on to its terminal TurnState.
+type TurnError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What went wrong.
+	Message string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	// A machine-readable code (e.g. "backend_failed").
+	Code          string `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TurnError) Reset() {
+	*x = TurnError{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TurnError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TurnError) ProtoMessage() {}
+
+func (x *TurnError) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TurnError.ProtoReflect.Descriptor instead.
+func (*TurnError) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *TurnError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *TurnError) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+// SessionEvent is one entry of a session's log: something streamed during a turn or stored on
+// the session's record. Every entry has a per-session sequence number; entries are committed
+// before they are sent to anyone.
+type SessionEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry's sequence number: 1, 2, 3 … within the session.
+	Seq int64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The entry's id.
+	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
+	// The turn it belongs to (empty for session-level entries).
+	TurnId string `protobuf:"bytes,3,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// When it was recorded.
+	Time *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=time,proto3" json:"time,omitempty"`
+	// What it is.
+	//
+	// Types that are valid to be assigned to Event:
+	//
+	//	*SessionEvent_User
+	//	*SessionEvent_Assistant
+	//	*SessionEvent_SystemNote
+	//	*SessionEvent_TextDelta
+	//	*SessionEvent_ToolCall
+	//	*SessionEvent_ToolOutput
+	//	*SessionEvent_ToolResult
+	//	*SessionEvent_SandboxBoundaryRequest
+	//	*SessionEvent_UserQuestionRequest
+	//	*SessionEvent_InteractionResolved
+	//	*SessionEvent_TurnState
+	//	*SessionEvent_Complete
+	//	*SessionEvent_Error
+	Event         isSessionEvent_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionEvent) Reset() {
+	*x = SessionEvent{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionEvent) ProtoMessage() {}
+
+func (x *SessionEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
+func (*SessionEvent) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SessionEvent) GetSeq() int64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *SessionEvent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *SessionEvent) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *SessionEvent) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetEvent() isSessionEvent_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetUser() *UserMessage {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_User); ok {
+			return x.User
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetAssistant() *AssistantMessage {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_Assistant); ok {
+			return x.Assistant
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetSystemNote() *SystemNote {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_SystemNote); ok {
+			return x.SystemNote
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetTextDelta() *TextDelta {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_TextDelta); ok {
+			return x.TextDelta
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetToolCall() *ToolCall {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_ToolCall); ok {
+			return x.ToolCall
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetToolOutput() *ToolOutput {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_ToolOutput); ok {
+			return x.ToolOutput
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetToolResult() *ToolResult {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_ToolResult); ok {
+			return x.ToolResult
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetSandboxBoundaryRequest() *SandboxBoundaryRequest {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_SandboxBoundaryRequest); ok {
+			return x.SandboxBoundaryRequest
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetUserQuestionRequest() *UserQuestionRequest {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_UserQuestionRequest); ok {
+			return x.UserQuestionRequest
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetInteractionResolved() *InteractionResolved {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_InteractionResolved); ok {
+			return x.InteractionResolved
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetTurnState() *TurnState {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_TurnState); ok {
+			return x.TurnState
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetComplete() *Complete {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_Complete); ok {
+			return x.Complete
+		}
+	}
+	return nil
+}
+
+func (x *SessionEvent) GetError() *TurnError {
+	if x != nil {
+		if x, ok := x.Event.(*SessionEvent_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+type isSessionEvent_Event interface {
+	isSessionEvent_Event()
+}
+
+type SessionEvent_User struct {
+	// Text a user sent.
+	User *UserMessage `protobuf:"bytes,10,opt,name=user,proto3,oneof"`
+}
+
+type SessionEvent_Assistant struct {
+	// A complete assistant message.
+	Assistant *AssistantMessage `protobuf:"bytes,11,opt,name=assistant,proto3,oneof"`
+}
+
+type SessionEvent_SystemNote struct {
+	// A note the kernel recorded.
+	SystemNote *SystemNote `protobuf:"bytes,12,opt,name=system_note,json=systemNote,proto3,oneof"`
+}
+
+type SessionEvent_TextDelta struct {
+	// A piece of assistant text.
+	TextDelta *TextDelta `protobuf:"bytes,13,opt,name=text_delta,json=textDelta,proto3,oneof"`
+}
+
+type SessionEvent_ToolCall struct {
+	// A tool call.
+	ToolCall *ToolCall `protobuf:"bytes,14,opt,name=tool_call,json=toolCall,proto3,oneof"`
+}
+
+type SessionEvent_ToolOutput struct {
+	// Tool output.
+	ToolOutput *ToolOutput `protobuf:"bytes,15,opt,name=tool_output,json=toolOutput,proto3,oneof"`
+}
+
+type SessionEvent_ToolResult struct {
+	// A tool result.
+	ToolResult *ToolResult `protobuf:"bytes,16,opt,name=tool_result,json=toolResult,proto3,oneof"`
+}
+
+type SessionEvent_SandboxBoundaryRequest struct {
+	// A sandbox-boundary request.
+	SandboxBoundaryRequest *SandboxBoundaryRequest `protobuf:"bytes,17,opt,name=sandbox_boundary_request,json=sandboxBoundaryRequest,proto3,oneof"`
+}
+
+type SessionEvent_UserQuestionRequest struct {
+	// A user question.
+	UserQuestionRequest *UserQuestionRequest `protobuf:"bytes,18,opt,name=user_question_request,json=userQuestionRequest,proto3,oneof"`
+}
+
+type SessionEvent_InteractionResolved struct {
+	// An interaction request's end.
+	InteractionResolved *InteractionResolved `protobuf:"bytes,19,opt,name=interaction_resolved,json=interactionResolved,proto3,oneof"`
+}
+
+type SessionEvent_TurnState struct {
+	// A turn status change.
+	TurnState *TurnState `protobuf:"bytes,20,opt,name=turn_state,json=turnState,proto3,oneof"`
+}
+
+type SessionEvent_Complete struct {
+	// The backend finished the turn.
+	Complete *Complete `protobuf:"bytes,21,opt,name=complete,proto3,oneof"`
+}
+
+type SessionEvent_Error struct {
+	// An error inside the turn.
+	Error *TurnError `protobuf:"bytes,22,opt,name=error,proto3,oneof"`
+}
+
+func (*SessionEvent_User) isSessionEvent_Event() {}
+
+func (*SessionEvent_Assistant) isSessionEvent_Event() {}
+
+func (*SessionEvent_SystemNote) isSessionEvent_Event() {}
+
+func (*SessionEvent_TextDelta) isSessionEvent_Event() {}
+
+func (*SessionEvent_ToolCall) isSessionEvent_Event() {}
+
+func (*SessionEvent_ToolOutput) isSessionEvent_Event() {}
+
+func (*SessionEvent_ToolResult) isSessionEvent_Event() {}
+
+func (*SessionEvent_SandboxBoundaryRequest) isSessionEvent_Event() {}
+
+func (*SessionEvent_UserQuestionRequest) isSessionEvent_Event() {}
+
+func (*SessionEvent_InteractionResolved) isSessionEvent_Event() {}
+
+func (*SessionEvent_TurnState) isSessionEvent_Event() {}
+
+func (*SessionEvent_Complete) isSessionEvent_Event() {}
+
+func (*SessionEvent_Error) isSessionEvent_Event() {}
+
+// CreateSessionRequest describes a new session.
+type CreateSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The id to use; empty lets the kernel choose one.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The absolute workspace root (required).
+	WorkspaceRoot string `protobuf:"bytes,2,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
+	// The absolute working directory; empty means the workspace root.
+	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// The session's name; a non-empty name counts as set by a user.
+	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	// The backend kind; empty means "scripted".
+	Backend string `protobuf:"bytes,5,opt,name=backend,proto3" json:"backend,omitempty"`
+	// The model name.
+	Model string `protobuf:"bytes,6,opt,name=model,proto3" json:"model,omitempty"`
+	// Whether the agent asks before crossing the sandbox boundary (default ASK).
+	PermissionMode PermissionMode `protobuf:"varint,7,opt,name=permission_mode,json=permissionMode,proto3,enum=maka.kernel.v1.PermissionMode" json:"permission_mode,omitempty"`
+	// Labels.
+	Labels []string `protobuf:"bytes,8,rep,name=labels,proto3" json:"labels,omitempty"`
+	// The slug of the model connection.
+	LlmConnectionSlug string `protobuf:"bytes,9,opt,name=llm_connection_slug,json=llmConnectionSlug,proto3" json:"llm_connection_slug,omitempty"`
+	// True to lock the connection.
+	ConnectionLocked bool `protobuf:"varint,10,opt,name=connection_locked,json=connectionLocked,proto3" json:"connection_locked,omitempty"`
+	// Settings for the backend.
+	BackendOptions map[string]string `protobuf:"bytes,11,rep,name=backend_options,json=backendOptions,proto3" json:"backend_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *CreateSessionRequest) Reset() {
+	*x = CreateSessionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSessionRequest) ProtoMessage() {}
+
+func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSessionRequest.ProtoReflect.Descriptor instead.
+func (*CreateSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CreateSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetWorkspaceRoot() string {
+	if x != nil {
+		return x.WorkspaceRoot
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetBackend() string {
+	if x != nil {
+		return x.Backend
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetPermissionMode() PermissionMode {
+	if x != nil {
+		return x.PermissionMode
+	}
+	return PermissionMode_PERMISSION_MODE_UNSPECIFIED
+}
+
+func (x *CreateSessionRequest) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *CreateSessionRequest) GetLlmConnectionSlug() string {
+	if x != nil {
+		return x.LlmConnectionSlug
+	}
+	return ""
+}
+
+func (x *CreateSessionRequest) GetConnectionLocked() bool {
+	if x != nil {
+		return x.ConnectionLocked
+	}
+	return false
+}
+
+func (x *CreateSessionRequest) GetBackendOptions() map[string]string {
+	if x != nil {
+		return x.BackendOptions
+	}
+	return nil
+}
+
+// CreateSessionResponse returns the new session.
+type CreateSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session as created.
+	Session       *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSessionResponse) Reset() {
+	*x = CreateSessionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSessionResponse) ProtoMessage() {}
+
+func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSessionResponse.ProtoReflect.Descriptor instead.
+func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CreateSessionResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// GetSessionRequest names a session.
+type GetSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId     string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSessionRequest) Reset() {
+	*x = GetSessionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSessionRequest) ProtoMessage() {}
+
+func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
+func (*GetSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+// GetSessionResponse returns a session.
+type GetSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session.
+	Session       *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetSessionResponse) Reset() {
+	*x = GetSessionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetSessionResponse) ProtoMessage() {}
+
+func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
+func (*GetSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetSessionResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// ListSessionsRequest asks for a page of sessions.
+type ListSessionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Most sessions to return, 1 to 500; 0 means 50.
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page; empty for the first page.
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Only archived (true) or only unarchived (false) sessions; unset for both.
+	Archived *bool `protobuf:"varint,3,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
+	// Only sessions with this label; empty for all.
+	Label         string `protobuf:"bytes,4,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsRequest) Reset() {
+	*x = ListSessionsRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsRequest) ProtoMessage() {}
+
+func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
+func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListSessionsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListSessionsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListSessionsRequest) GetArchived() bool {
+	if x != nil && x.Archived != nil {
+		return *x.Archived
+	}
+	return false
+}
+
+func (x *ListSessionsRequest) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+// ListSessionsResponse is one page of sessions.
+type ListSessionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The sessions, newest first.
+	Sessions []*Session `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
+	// The token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSessionsResponse) Reset() {
+	*x = ListSessionsResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSessionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSessionsResponse) ProtoMessage() {}
+
+func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
+func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListSessionsResponse) GetSessions() []*Session {
+	if x != nil {
+		return x.Sessions
+	}
+	return nil
+}
+
+func (x *ListSessionsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+// Labels is a list of labels (a message so that "no change" and "no labels" differ).
+type Labels struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The labels.
+	Values        []string `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Labels) Reset() {
+	*x = Labels{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Labels) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Labels) ProtoMessage() {}
+
+func (x *Labels) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Labels.ProtoReflect.Descriptor instead.
+func (*Labels) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *Labels) GetValues() []string {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// UpdateSessionRequest changes a session; unset fields stay as they are.
+type UpdateSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// A new name (marks the title as set by a user).
+	Name *string `protobuf:"bytes,2,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// Flag or unflag.
+	Flagged *bool `protobuf:"varint,3,opt,name=flagged,proto3,oneof" json:"flagged,omitempty"`
+	// Replace the labels.
+	Labels *Labels `protobuf:"bytes,4,opt,name=labels,proto3" json:"labels,omitempty"`
+	// A new model name.
+	Model *string `protobuf:"bytes,5,opt,name=model,proto3,oneof" json:"model,omitempty"`
+	// A new permission mode (UNSPECIFIED: unchanged).
+	PermissionMode PermissionMode `protobuf:"varint,6,opt,name=permission_mode,json=permissionMode,proto3,enum=maka.kernel.v1.PermissionMode" json:"permission_mode,omitempty"`
+	// Archive (stops a running turn first) or unarchive.
+	Archived *bool `protobuf:"varint,7,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
+	// Mark read (false) or unread (true).
+	HasUnread *bool `protobuf:"varint,8,opt,name=has_unread,json=hasUnread,proto3,oneof" json:"has_unread,omitempty"`
+	// A new absolute working directory.
+	Cwd           *string `protobuf:"bytes,9,opt,name=cwd,proto3,oneof" json:"cwd,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSessionRequest) Reset() {
+	*x = UpdateSessionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSessionRequest) ProtoMessage() {}
+
+func (x *UpdateSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSessionRequest.ProtoReflect.Descriptor instead.
+func (*UpdateSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *UpdateSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *UpdateSessionRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateSessionRequest) GetFlagged() bool {
+	if x != nil && x.Flagged != nil {
+		return *x.Flagged
+	}
+	return false
+}
+
+func (x *UpdateSessionRequest) GetLabels() *Labels {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *UpdateSessionRequest) GetModel() string {
+	if x != nil && x.Model != nil {
+		return *x.Model
+	}
+	return ""
+}
+
+func (x *UpdateSessionRequest) GetPermissionMode() PermissionMode {
+	if x != nil {
+		return x.PermissionMode
+	}
+	return PermissionMode_PERMISSION_MODE_UNSPECIFIED
+}
+
+func (x *UpdateSessionRequest) GetArchived() bool {
+	if x != nil && x.Archived != nil {
+		return *x.Archived
+	}
+	return false
+}
+
+func (x *UpdateSessionRequest) GetHasUnread() bool {
+	if x != nil && x.HasUnread != nil {
+		return *x.HasUnread
+	}
+	return false
+}
+
+func (x *UpdateSessionRequest) GetCwd() string {
+	if x != nil && x.Cwd != nil {
+		return *x.Cwd
+	}
+	return ""
+}
+
+// UpdateSessionResponse returns the updated session.
+type UpdateSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session after the update.
+	Session       *Session `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSessionResponse) Reset() {
+	*x = UpdateSessionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSessionResponse) ProtoMessage() {}
+
+func (x *UpdateSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSessionResponse.ProtoReflect.Descriptor instead.
+func (*UpdateSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *UpdateSessionResponse) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// DeleteSessionRequest names the session to delete.
+type DeleteSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId     string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSessionRequest) Reset() {
+	*x = DeleteSessionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSessionRequest) ProtoMessage() {}
+
+func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSessionRequest.ProtoReflect.Descriptor instead.
+func (*DeleteSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *DeleteSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+// DeleteSessionResponse has no fields.
+type DeleteSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteSessionResponse) Reset() {
+	*x = DeleteSessionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteSessionResponse) ProtoMessage() {}
+
+func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteSessionResponse.ProtoReflect.Descriptor instead.
+func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{28}
+}
+
+// ReadMessagesRequest asks for stored log entries.
+type ReadMessagesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Return entries with a sequence number greater than this (0: from the start).
+	AfterSeq int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	// Most entries to return, 1 to 1000; 0 means 1000.
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadMessagesRequest) Reset() {
+	*x = ReadMessagesRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadMessagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadMessagesRequest) ProtoMessage() {}
+
+func (x *ReadMessagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadMessagesRequest.ProtoReflect.Descriptor instead.
+func (*ReadMessagesRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ReadMessagesRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ReadMessagesRequest) GetAfterSeq() int64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+func (x *ReadMessagesRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ReadMessagesResponse returns stored log entries in order.
+type ReadMessagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entries.
+	Events        []*SessionEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadMessagesResponse) Reset() {
+	*x = ReadMessagesResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadMessagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadMessagesResponse) ProtoMessage() {}
+
+func (x *ReadMessagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadMessagesResponse.ProtoReflect.Descriptor instead.
+func (*ReadMessagesResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ReadMessagesResponse) GetEvents() []*SessionEvent {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// ListTurnsRequest names a session.
+type ListTurnsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId     string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTurnsRequest) Reset() {
+	*x = ListTurnsRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTurnsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTurnsRequest) ProtoMessage() {}
+
+func (x *ListTurnsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTurnsRequest.ProtoReflect.Descriptor instead.
+func (*ListTurnsRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *ListTurnsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+// ListTurnsResponse returns a session's turns.
+type ListTurnsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The turns in the order they started.
+	Turns         []*Turn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTurnsResponse) Reset() {
+	*x = ListTurnsResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTurnsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTurnsResponse) ProtoMessage() {}
+
+func (x *ListTurnsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTurnsResponse.ProtoReflect.Descriptor instead.
+func (*ListTurnsResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ListTurnsResponse) GetTurns() []*Turn {
+	if x != nil {
+		return x.Turns
+	}
+	return nil
+}
+
+// StartTurnRequest starts (or attaches to) a turn.
+type StartTurnRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The turn id; a retry with the same id (and text) attaches to the same turn. Empty lets
+	// the kernel choose one.
+	TurnId string `protobuf:"bytes,2,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// What the user says (not empty, at most 64 KiB of UTF-8).
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTurnRequest) Reset() {
+	*x = StartTurnRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTurnRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTurnRequest) ProtoMessage() {}
+
+func (x *StartTurnRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTurnRequest.ProtoReflect.Descriptor instead.
+func (*StartTurnRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *StartTurnRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *StartTurnRequest) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *StartTurnRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// StartTurnResponse is one event of the turn.
+type StartTurnResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event.
+	Event         *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTurnResponse) Reset() {
+	*x = StartTurnResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTurnResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTurnResponse) ProtoMessage() {}
+
+func (x *StartTurnResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTurnResponse.ProtoReflect.Descriptor instead.
+func (*StartTurnResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *StartTurnResponse) GetEvent() *SessionEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+// StopSessionRequest stops a session's running turn.
+type StopSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Who stops it, a lowercase identifier recorded with the abort; empty means "api".
+	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	// When to stop.
+	Mode          StopMode `protobuf:"varint,3,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopSessionRequest) Reset() {
+	*x = StopSessionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopSessionRequest) ProtoMessage() {}
+
+func (x *StopSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopSessionRequest.ProtoReflect.Descriptor instead.
+func (*StopSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *StopSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *StopSessionRequest) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *StopSessionRequest) GetMode() StopMode {
+	if x != nil {
+		return x.Mode
+	}
+	return StopMode_STOP_MODE_UNSPECIFIED
+}
+
+// StopSessionResponse says what was stopped.
+type StopSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The stopped turn; empty when no turn was running.
+	TurnId string `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// The mode the stop used.
+	Mode          StopMode `protobuf:"varint,2,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopSessionResponse) Reset() {
+	*x = StopSessionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopSessionResponse) ProtoMessage() {}
+
+func (x *StopSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopSessionResponse.ProtoReflect.Descriptor instead.
+func (*StopSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *StopSessionResponse) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *StopSessionResponse) GetMode() StopMode {
+	if x != nil {
+		return x.Mode
+	}
+	return StopMode_STOP_MODE_UNSPECIFIED
+}
+
+// Interaction is a stored interaction request and what became of it.
+type Interaction struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The request id.
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The turn that raised it.
+	TurnId string `protobuf:"bytes,3,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// The kind of request.
+	Kind InteractionKind `protobuf:"varint,4,opt,name=kind,proto3,enum=maka.kernel.v1.InteractionKind" json:"kind,omitempty"`
+	// Where it is.
+	Status InteractionStatus `protobuf:"varint,5,opt,name=status,proto3,enum=maka.kernel.v1.InteractionStatus" json:"status,omitempty"`
+	// The decision on a sandbox-boundary request ("allow_once", "allow_session", "deny").
+	Decision string `protobuf:"bytes,6,opt,name=decision,proto3" json:"decision,omitempty"`
+	// The answers to a user question.
+	Answers []string `protobuf:"bytes,7,rep,name=answers,proto3" json:"answers,omitempty"`
+	// Why it was denied or closed.
+	Reason string `protobuf:"bytes,8,opt,name=reason,proto3" json:"reason,omitempty"`
+	// When it was raised.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it ended.
+	ResolvedAt    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Interaction) Reset() {
+	*x = Interaction{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Interaction) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Interaction) ProtoMessage() {}
+
+func (x *Interaction) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Interaction.ProtoReflect.Descriptor instead.
+func (*Interaction) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *Interaction) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Interaction) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *Interaction) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *Interaction) GetKind() InteractionKind {
+	if x != nil {
+		return x.Kind
+	}
+	return InteractionKind_INTERACTION_KIND_UNSPECIFIED
+}
+
+func (x *Interaction) GetStatus() InteractionStatus {
+	if x != nil {
+		return x.Status
+	}
+	return InteractionStatus_INTERACTION_STATUS_UNSPECIFIED
+}
+
+func (x *Interaction) GetDecision() string {
+	if x != nil {
+		return x.Decision
+	}
+	return ""
+}
+
+func (x *Interaction) GetAnswers() []string {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+func (x *Interaction) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *Interaction) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Interaction) GetResolvedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ResolvedAt
+	}
+	return nil
+}
+
+// RespondToSandboxBoundaryRequest answers a sandbox-boundary request.
+type RespondToSandboxBoundaryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The request id (from the SandboxBoundaryRequest event).
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The decision.
+	Decision SandboxDecision `protobuf:"varint,3,opt,name=decision,proto3,enum=maka.kernel.v1.SandboxDecision" json:"decision,omitempty"`
+	// An optional explanation, recorded with the decision.
+	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RespondToSandboxBoundaryRequest) Reset() {
+	*x = RespondToSandboxBoundaryRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RespondToSandboxBoundaryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RespondToSandboxBoundaryRequest) ProtoMessage() {}
+
+func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RespondToSandboxBoundaryRequest.ProtoReflect.Descriptor instead.
+func (*RespondToSandboxBoundaryRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RespondToSandboxBoundaryRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *RespondToSandboxBoundaryRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *RespondToSandboxBoundaryRequest) GetDecision() SandboxDecision {
+	if x != nil {
+		return x.Decision
+	}
+	return SandboxDecision_SANDBOX_DECISION_UNSPECIFIED
+}
+
+func (x *RespondToSandboxBoundaryRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// RespondToSandboxBoundaryResponse returns the answered request.
+type RespondToSandboxBoundaryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request as stored after the answer.
+	Interaction   *Interaction `protobuf:"bytes,1,opt,name=interaction,proto3" json:"interaction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RespondToSandboxBoundaryResponse) Reset() {
+	*x = RespondToSandboxBoundaryResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RespondToSandboxBoundaryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RespondToSandboxBoundaryResponse) ProtoMessage() {}
+
+func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RespondToSandboxBoundaryResponse.ProtoReflect.Descriptor instead.
+func (*RespondToSandboxBoundaryResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *RespondToSandboxBoundaryResponse) GetInteraction() *Interaction {
+	if x != nil {
+		return x.Interaction
+	}
+	return nil
+}
+
+// RespondToUserQuestionRequest answers a user question.
+type RespondToUserQuestionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The request id (from the UserQuestionRequest event).
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The answers (at least one; each one of the options when the question has options).
+	Answers       []string `protobuf:"bytes,3,rep,name=answers,proto3" json:"answers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RespondToUserQuestionRequest) Reset() {
+	*x = RespondToUserQuestionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RespondToUserQuestionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RespondToUserQuestionRequest) ProtoMessage() {}
+
+func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RespondToUserQuestionRequest.ProtoReflect.Descriptor instead.
+func (*RespondToUserQuestionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RespondToUserQuestionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *RespondToUserQuestionRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *RespondToUserQuestionRequest) GetAnswers() []string {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+// RespondToUserQuestionResponse returns the answered request.
+type RespondToUserQuestionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request as stored after the answer.
+	Interaction   *Interaction `protobuf:"bytes,1,opt,name=interaction,proto3" json:"interaction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RespondToUserQuestionResponse) Reset() {
+	*x = RespondToUserQuestionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RespondToUserQuestionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RespondToUserQuestionResponse) ProtoMessage() {}
+
+func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RespondToUserQuestionResponse.ProtoReflect.Descriptor instead.
+func (*RespondToUserQuestionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *RespondToUserQuestionResponse) GetInteraction() *Interaction {
+	if x != nil {
+		return x.Interaction
+	}
+	return nil
+}
+
+// SendMessageRequest sends a message into the running turn.
+type SendMessageRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The turn the message is meant for; empty for whichever runs (a mismatch is ABORTED).
+	TurnId string `protobuf:"bytes,2,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// The text (not empty, at most 64 KiB of UTF-8).
+	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendMessageRequest) Reset() {
+	*x = SendMessageRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendMessageRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendMessageRequest) ProtoMessage() {}
+
+func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
+func (*SendMessageRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *SendMessageRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SendMessageRequest) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *SendMessageRequest) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+// SendMessageResponse says the message is queued.
+type SendMessageResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message id (the stored user message gets it when delivered).
+	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The turn it was queued for.
+	TurnId        string `protobuf:"bytes,2,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendMessageResponse) Reset() {
+	*x = SendMessageResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendMessageResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendMessageResponse) ProtoMessage() {}
+
+func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
+func (*SendMessageResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *SendMessageResponse) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *SendMessageResponse) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+// WatchSessionRequest starts watching a session.
+type WatchSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Replay entries after this sequence number (0: everything), then follow live ones.
+	AfterSeq      int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchSessionRequest) Reset() {
+	*x = WatchSessionRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchSessionRequest) ProtoMessage() {}
+
+func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchSessionRequest.ProtoReflect.Descriptor instead.
+func (*WatchSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *WatchSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *WatchSessionRequest) GetAfterSeq() int64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+// WatchSessionResponse is one log entry.
+type WatchSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The entry.
+	Event         *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchSessionResponse) Reset() {
+	*x = WatchSessionResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchSessionResponse) ProtoMessage() {}
+
+func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchSessionResponse.ProtoReflect.Descriptor instead.
+func (*WatchSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *WatchSessionResponse) GetEvent() *SessionEvent {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+// ShutdownRequest has no fields.
+type ShutdownRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownRequest) Reset() {
+	*x = ShutdownRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownRequest) ProtoMessage() {}
+
+func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
+func (*ShutdownRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
+}
+
+// DrainedTurn is what a shutdown did to one running turn.
+type DrainedTurn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The turn id.
+	TurnId string `protobuf:"bytes,2,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
+	// How it ended.
+	Outcome DrainOutcome `protobuf:"varint,3,opt,name=outcome,proto3,enum=maka.kernel.v1.DrainOutcome" json:"outcome,omitempty"`
+	// Why stopping it failed, if it did (every cause).
+	Failure       string `protobuf:"bytes,4,opt,name=failure,proto3" json:"failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DrainedTurn) Reset() {
+	*x = DrainedTurn{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DrainedTurn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DrainedTurn) ProtoMessage() {}
+
+func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DrainedTurn.ProtoReflect.Descriptor instead.
+func (*DrainedTurn) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *DrainedTurn) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *DrainedTurn) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
+func (x *DrainedTurn) GetOutcome() DrainOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return DrainOutcome_DRAIN_OUTCOME_UNSPECIFIED
+}
+
+func (x *DrainedTurn) GetFailure() string {
+	if x != nil {
+		return x.Failure
+	}
+	return ""
+}
+
+// ShutdownResponse reports the drain; the process exits after sending it.
+type ShutdownResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every turn that was running when the shutdown began.
+	Turns         []*DrainedTurn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShutdownResponse) Reset() {
+	*x = ShutdownResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShutdownResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShutdownResponse) ProtoMessage() {}
+
+func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
+func (*ShutdownResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ShutdownResponse) GetTurns() []*DrainedTurn {
+	if x != nil {
+		return x.Turns
+	}
+	return nil
+}
+
 var File_maka_kernel_v1_kernel_proto protoreflect.FileDescriptor
 
 const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
@@ -175,9 +4120,355 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x1a\n" +
 	"\bdraining\x18\x06 \x01(\bR\bdraining\x12\x10\n" +
-	"\x03pid\x18\a \x01(\x03R\x03pid2m\n" +
+	"\x03pid\x18\a \x01(\x03R\x03pid\"\x89\a\n" +
+	"\aSession\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
+	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x129\n" +
+	"\n" +
+	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_used_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\x12\x12\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\x12&\n" +
+	"\x0ftitle_is_manual\x18\a \x01(\bR\rtitleIsManual\x12\x18\n" +
+	"\aflagged\x18\b \x01(\bR\aflagged\x12\x16\n" +
+	"\x06labels\x18\t \x03(\tR\x06labels\x12\x1a\n" +
+	"\barchived\x18\n" +
+	" \x01(\bR\barchived\x125\n" +
+	"\x06status\x18\v \x01(\x0e2\x1d.maka.kernel.v1.SessionStatusR\x06status\x12F\n" +
+	"\x11status_updated_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\x0fstatusUpdatedAt\x12\x1d\n" +
+	"\n" +
+	"has_unread\x18\r \x01(\bR\thasUnread\x12\x18\n" +
+	"\abackend\x18\x0e \x01(\tR\abackend\x12.\n" +
+	"\x13llm_connection_slug\x18\x0f \x01(\tR\x11llmConnectionSlug\x12+\n" +
+	"\x11connection_locked\x18\x10 \x01(\bR\x10connectionLocked\x12\x14\n" +
+	"\x05model\x18\x11 \x01(\tR\x05model\x12G\n" +
+	"\x0fpermission_mode\x18\x12 \x01(\x0e2\x1e.maka.kernel.v1.PermissionModeR\x0epermissionMode\x12%\n" +
+	"\x0eschema_version\x18\x13 \x01(\x05R\rschemaVersion\x12T\n" +
+	"\x0fbackend_options\x18\x14 \x03(\v2+.maka.kernel.v1.Session.BackendOptionsEntryR\x0ebackendOptions\x1aA\n" +
+	"\x13BackendOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x02\n" +
+	"\x04Turn\x12\x17\n" +
+	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x122\n" +
+	"\x06status\x18\x02 \x01(\x0e2\x1a.maka.kernel.v1.TurnStatusR\x06status\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x129\n" +
+	"\n" +
+	"started_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x125\n" +
+	"\bended_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\aendedAt\x12!\n" +
+	"\fabort_source\x18\x06 \x01(\tR\vabortSource\x12\x1b\n" +
+	"\tfirst_seq\x18\a \x01(\x03R\bfirstSeq\"9\n" +
+	"\vUserMessage\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x16\n" +
+	"\x06queued\x18\x02 \x01(\bR\x06queued\"E\n" +
+	"\x10AssistantMessage\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"l\n" +
+	"\n" +
+	"SystemNote\x122\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1e.maka.kernel.v1.SystemNoteKindR\x04kind\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\">\n" +
+	"\tTextDelta\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"V\n" +
+	"\bToolCall\x12 \n" +
+	"\ftool_call_id\x18\x01 \x01(\tR\n" +
+	"toolCallId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
+	"\x05input\x18\x03 \x01(\tR\x05input\"|\n" +
+	"\n" +
+	"ToolOutput\x12 \n" +
+	"\ftool_call_id\x18\x01 \x01(\tR\n" +
+	"toolCallId\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x128\n" +
+	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"a\n" +
+	"\n" +
+	"ToolResult\x12 \n" +
+	"\ftool_call_id\x18\x01 \x01(\tR\n" +
+	"toolCallId\x12\x16\n" +
+	"\x06output\x18\x02 \x01(\tR\x06output\x12\x19\n" +
+	"\bis_error\x18\x03 \x01(\bR\aisError\"{\n" +
+	"\x16SandboxBoundaryRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x18\n" +
+	"\acommand\x18\x02 \x01(\tR\acommand\x12\x10\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"j\n" +
+	"\x13UserQuestionRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1a\n" +
+	"\bquestion\x18\x02 \x01(\tR\bquestion\x12\x18\n" +
+	"\aoptions\x18\x03 \x03(\tR\aoptions\"\xd9\x01\n" +
+	"\x13InteractionResolved\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x123\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x1f.maka.kernel.v1.InteractionKindR\x04kind\x12<\n" +
+	"\aoutcome\x18\x03 \x01(\x0e2\".maka.kernel.v1.InteractionOutcomeR\aoutcome\x12\x18\n" +
+	"\aanswers\x18\x04 \x03(\tR\aanswers\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"\x9d\x01\n" +
+	"\tTurnState\x122\n" +
+	"\x06status\x18\x01 \x01(\x0e2\x1a.maka.kernel.v1.TurnStatusR\x06status\x12!\n" +
+	"\fabort_source\x18\x02 \x01(\tR\vabortSource\x129\n" +
+	"\n" +
+	"aborted_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tabortedAt\"+\n" +
+	"\bComplete\x12\x1f\n" +
+	"\vstop_reason\x18\x01 \x01(\tR\n" +
+	"stopReason\"9\n" +
+	"\tTurnError\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\xe9\a\n" +
+	"\fSessionEvent\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x17\n" +
+	"\aturn_id\x18\x03 \x01(\tR\x06turnId\x12.\n" +
+	"\x04time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x121\n" +
+	"\x04user\x18\n" +
+	" \x01(\v2\x1b.maka.kernel.v1.UserMessageH\x00R\x04user\x12@\n" +
+	"\tassistant\x18\v \x01(\v2 .maka.kernel.v1.AssistantMessageH\x00R\tassistant\x12=\n" +
+	"\vsystem_note\x18\f \x01(\v2\x1a.maka.kernel.v1.SystemNoteH\x00R\n" +
+	"systemNote\x12:\n" +
+	"\n" +
+	"text_delta\x18\r \x01(\v2\x19.maka.kernel.v1.TextDeltaH\x00R\ttextDelta\x127\n" +
+	"\ttool_call\x18\x0e \x01(\v2\x18.maka.kernel.v1.ToolCallH\x00R\btoolCall\x12=\n" +
+	"\vtool_output\x18\x0f \x01(\v2\x1a.maka.kernel.v1.ToolOutputH\x00R\n" +
+	"toolOutput\x12=\n" +
+	"\vtool_result\x18\x10 \x01(\v2\x1a.maka.kernel.v1.ToolResultH\x00R\n" +
+	"toolResult\x12b\n" +
+	"\x18sandbox_boundary_request\x18\x11 \x01(\v2&.maka.kernel.v1.SandboxBoundaryRequestH\x00R\x16sandboxBoundaryRequest\x12Y\n" +
+	"\x15user_question_request\x18\x12 \x01(\v2#.maka.kernel.v1.UserQuestionRequestH\x00R\x13userQuestionRequest\x12X\n" +
+	"\x14interaction_resolved\x18\x13 \x01(\v2#.maka.kernel.v1.InteractionResolvedH\x00R\x13interactionResolved\x12:\n" +
+	"\n" +
+	"turn_state\x18\x14 \x01(\v2\x19.maka.kernel.v1.TurnStateH\x00R\tturnState\x126\n" +
+	"\bcomplete\x18\x15 \x01(\v2\x18.maka.kernel.v1.CompleteH\x00R\bcomplete\x121\n" +
+	"\x05error\x18\x16 \x01(\v2\x19.maka.kernel.v1.TurnErrorH\x00R\x05errorB\a\n" +
+	"\x05event\"\x96\x04\n" +
+	"\x14CreateSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12%\n" +
+	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +
+	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\x12\x18\n" +
+	"\abackend\x18\x05 \x01(\tR\abackend\x12\x14\n" +
+	"\x05model\x18\x06 \x01(\tR\x05model\x12G\n" +
+	"\x0fpermission_mode\x18\a \x01(\x0e2\x1e.maka.kernel.v1.PermissionModeR\x0epermissionMode\x12\x16\n" +
+	"\x06labels\x18\b \x03(\tR\x06labels\x12.\n" +
+	"\x13llm_connection_slug\x18\t \x01(\tR\x11llmConnectionSlug\x12+\n" +
+	"\x11connection_locked\x18\n" +
+	" \x01(\bR\x10connectionLocked\x12a\n" +
+	"\x0fbackend_options\x18\v \x03(\v28.maka.kernel.v1.CreateSessionRequest.BackendOptionsEntryR\x0ebackendOptions\x1aA\n" +
+	"\x13BackendOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"J\n" +
+	"\x15CreateSessionResponse\x121\n" +
+	"\asession\x18\x01 \x01(\v2\x17.maka.kernel.v1.SessionR\asession\"2\n" +
+	"\x11GetSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"G\n" +
+	"\x12GetSessionResponse\x121\n" +
+	"\asession\x18\x01 \x01(\v2\x17.maka.kernel.v1.SessionR\asession\"\x95\x01\n" +
+	"\x13ListSessionsRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x1f\n" +
+	"\barchived\x18\x03 \x01(\bH\x00R\barchived\x88\x01\x01\x12\x14\n" +
+	"\x05label\x18\x04 \x01(\tR\x05labelB\v\n" +
+	"\t_archived\"s\n" +
+	"\x14ListSessionsResponse\x123\n" +
+	"\bsessions\x18\x01 \x03(\v2\x17.maka.kernel.v1.SessionR\bsessions\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\" \n" +
+	"\x06Labels\x12\x16\n" +
+	"\x06values\x18\x01 \x03(\tR\x06values\"\xa0\x03\n" +
+	"\x14UpdateSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
+	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x1d\n" +
+	"\aflagged\x18\x03 \x01(\bH\x01R\aflagged\x88\x01\x01\x12.\n" +
+	"\x06labels\x18\x04 \x01(\v2\x16.maka.kernel.v1.LabelsR\x06labels\x12\x19\n" +
+	"\x05model\x18\x05 \x01(\tH\x02R\x05model\x88\x01\x01\x12G\n" +
+	"\x0fpermission_mode\x18\x06 \x01(\x0e2\x1e.maka.kernel.v1.PermissionModeR\x0epermissionMode\x12\x1f\n" +
+	"\barchived\x18\a \x01(\bH\x03R\barchived\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"has_unread\x18\b \x01(\bH\x04R\thasUnread\x88\x01\x01\x12\x15\n" +
+	"\x03cwd\x18\t \x01(\tH\x05R\x03cwd\x88\x01\x01B\a\n" +
+	"\x05_nameB\n" +
+	"\n" +
+	"\b_flaggedB\b\n" +
+	"\x06_modelB\v\n" +
+	"\t_archivedB\r\n" +
+	"\v_has_unreadB\x06\n" +
+	"\x04_cwd\"J\n" +
+	"\x15UpdateSessionResponse\x121\n" +
+	"\asession\x18\x01 \x01(\v2\x17.maka.kernel.v1.SessionR\asession\"5\n" +
+	"\x14DeleteSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"\x17\n" +
+	"\x15DeleteSessionResponse\"g\n" +
+	"\x13ReadMessagesRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"L\n" +
+	"\x14ReadMessagesResponse\x124\n" +
+	"\x06events\x18\x01 \x03(\v2\x1c.maka.kernel.v1.SessionEventR\x06events\"1\n" +
+	"\x10ListTurnsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\"?\n" +
+	"\x11ListTurnsResponse\x12*\n" +
+	"\x05turns\x18\x01 \x03(\v2\x14.maka.kernel.v1.TurnR\x05turns\"^\n" +
+	"\x10StartTurnRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
+	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"G\n" +
+	"\x11StartTurnResponse\x122\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\"y\n" +
+	"\x12StopSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\x12,\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\"\\\n" +
+	"\x13StopSessionResponse\x12\x17\n" +
+	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12,\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\"\x9a\x03\n" +
+	"\vInteraction\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x12\x17\n" +
+	"\aturn_id\x18\x03 \x01(\tR\x06turnId\x123\n" +
+	"\x04kind\x18\x04 \x01(\x0e2\x1f.maka.kernel.v1.InteractionKindR\x04kind\x129\n" +
+	"\x06status\x18\x05 \x01(\x0e2!.maka.kernel.v1.InteractionStatusR\x06status\x12\x1a\n" +
+	"\bdecision\x18\x06 \x01(\tR\bdecision\x12\x18\n" +
+	"\aanswers\x18\a \x03(\tR\aanswers\x12\x16\n" +
+	"\x06reason\x18\b \x01(\tR\x06reason\x129\n" +
+	"\n" +
+	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
+	"\vresolved_at\x18\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"resolvedAt\"\xb4\x01\n" +
+	"\x1fRespondToSandboxBoundaryRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x12;\n" +
+	"\bdecision\x18\x03 \x01(\x0e2\x1f.maka.kernel.v1.SandboxDecisionR\bdecision\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\"a\n" +
+	" RespondToSandboxBoundaryResponse\x12=\n" +
+	"\vinteraction\x18\x01 \x01(\v2\x1b.maka.kernel.v1.InteractionR\vinteraction\"v\n" +
+	"\x1cRespondToUserQuestionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x12\x18\n" +
+	"\aanswers\x18\x03 \x03(\tR\aanswers\"^\n" +
+	"\x1dRespondToUserQuestionResponse\x12=\n" +
+	"\vinteraction\x18\x01 \x01(\v2\x1b.maka.kernel.v1.InteractionR\vinteraction\"`\n" +
+	"\x12SendMessageRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
+	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x12\x12\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\"M\n" +
+	"\x13SendMessageResponse\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x17\n" +
+	"\aturn_id\x18\x02 \x01(\tR\x06turnId\"Q\n" +
+	"\x13WatchSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"J\n" +
+	"\x14WatchSessionResponse\x122\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\"\x11\n" +
+	"\x0fShutdownRequest\"\x97\x01\n" +
+	"\vDrainedTurn\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
+	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x126\n" +
+	"\aoutcome\x18\x03 \x01(\x0e2\x1c.maka.kernel.v1.DrainOutcomeR\aoutcome\x12\x18\n" +
+	"\afailure\x18\x04 \x01(\tR\afailure\"E\n" +
+	"\x10ShutdownResponse\x121\n" +
+	"\x05turns\x18\x01 \x03(\v2\x1b.maka.kernel.v1.DrainedTurnR\x05turns*\xc3\x01\n" +
+	"\rSessionStatus\x12\x1e\n" +
+	"\x1aSESSION_STATUS_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15SESSION_STATUS_ACTIVE\x10\x01\x12\x1a\n" +
+	"\x16SESSION_STATUS_RUNNING\x10\x02\x12#\n" +
+	"\x1fSESSION_STATUS_WAITING_FOR_USER\x10\x03\x12\x1a\n" +
+	"\x16SESSION_STATUS_BLOCKED\x10\x04\x12\x1a\n" +
+	"\x16SESSION_STATUS_ABORTED\x10\x05*f\n" +
+	"\x0ePermissionMode\x12\x1f\n" +
+	"\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13PERMISSION_MODE_ASK\x10\x01\x12\x1a\n" +
+	"\x16PERMISSION_MODE_BYPASS\x10\x02*\x8e\x01\n" +
+	"\n" +
+	"TurnStatus\x12\x1b\n" +
+	"\x17TURN_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13TURN_STATUS_RUNNING\x10\x01\x12\x19\n" +
+	"\x15TURN_STATUS_COMPLETED\x10\x02\x12\x17\n" +
+	"\x13TURN_STATUS_ABORTED\x10\x03\x12\x16\n" +
+	"\x12TURN_STATUS_FAILED\x10\x04*\xfc\x01\n" +
+	"\x0eSystemNoteKind\x12 \n" +
+	"\x1cSYSTEM_NOTE_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
+	"\x1eSYSTEM_NOTE_KIND_SESSION_START\x10\x01\x12#\n" +
+	"\x1fSYSTEM_NOTE_KIND_SESSION_RESUME\x10\x02\x12\x1a\n" +
+	"\x16SYSTEM_NOTE_KIND_ERROR\x10\x03\x12\x1a\n" +
+	"\x16SYSTEM_NOTE_KIND_ABORT\x10\x04\x12 \n" +
+	"\x1cSYSTEM_NOTE_KIND_INTERRUPTED\x10\x05\x12%\n" +
+	"!SYSTEM_NOTE_KIND_MESSAGE_REJECTED\x10\x06*t\n" +
+	"\x10ToolOutputStream\x12\"\n" +
+	"\x1eTOOL_OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19TOOL_OUTPUT_STREAM_STDOUT\x10\x01\x12\x1d\n" +
+	"\x19TOOL_OUTPUT_STREAM_STDERR\x10\x02*~\n" +
+	"\x0fInteractionKind\x12 \n" +
+	"\x1cINTERACTION_KIND_UNSPECIFIED\x10\x00\x12%\n" +
+	"!INTERACTION_KIND_SANDBOX_BOUNDARY\x10\x01\x12\"\n" +
+	"\x1eINTERACTION_KIND_USER_QUESTION\x10\x02*\x87\x02\n" +
+	"\x12InteractionOutcome\x12#\n" +
+	"\x1fINTERACTION_OUTCOME_UNSPECIFIED\x10\x00\x12\"\n" +
+	"\x1eINTERACTION_OUTCOME_ALLOW_ONCE\x10\x01\x12%\n" +
+	"!INTERACTION_OUTCOME_ALLOW_SESSION\x10\x02\x12\x1c\n" +
+	"\x18INTERACTION_OUTCOME_DENY\x10\x03\x12 \n" +
+	"\x1cINTERACTION_OUTCOME_ANSWERED\x10\x04\x12!\n" +
+	"\x1dINTERACTION_OUTCOME_TIMED_OUT\x10\x05\x12\x1e\n" +
+	"\x1aINTERACTION_OUTCOME_CLOSED\x10\x06*X\n" +
+	"\bStopMode\x12\x19\n" +
+	"\x15STOP_MODE_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13STOP_MODE_IMMEDIATE\x10\x01\x12\x18\n" +
+	"\x14STOP_MODE_AFTER_STEP\x10\x02*\x93\x01\n" +
+	"\x0fSandboxDecision\x12 \n" +
+	"\x1cSANDBOX_DECISION_UNSPECIFIED\x10\x00\x12\x1f\n" +
+	"\x1bSANDBOX_DECISION_ALLOW_ONCE\x10\x01\x12\"\n" +
+	"\x1eSANDBOX_DECISION_ALLOW_SESSION\x10\x02\x12\x19\n" +
+	"\x15SANDBOX_DECISION_DENY\x10\x03*\xb9\x01\n" +
+	"\x11InteractionStatus\x12\"\n" +
+	"\x1eINTERACTION_STATUS_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aINTERACTION_STATUS_PENDING\x10\x01\x12\x1f\n" +
+	"\x1bINTERACTION_STATUS_ANSWERED\x10\x02\x12 \n" +
+	"\x1cINTERACTION_STATUS_TIMED_OUT\x10\x03\x12\x1d\n" +
+	"\x19INTERACTION_STATUS_CLOSED\x10\x04*\x97\x01\n" +
+	"\fDrainOutcome\x12\x1d\n" +
+	"\x19DRAIN_OUTCOME_UNSPECIFIED\x10\x00\x12$\n" +
+	" DRAIN_OUTCOME_STOPPED_AFTER_STEP\x10\x01\x12%\n" +
+	"!DRAIN_OUTCOME_STOPPED_IMMEDIATELY\x10\x02\x12\x1b\n" +
+	"\x17DRAIN_OUTCOME_UNSETTLED\x10\x032\x89\v\n" +
 	"\rKernelService\x12\\\n" +
-	"\rGetServerInfo\x12$.maka.kernel.v1.GetServerInfoRequest\x1a%.maka.kernel.v1.GetServerInfoResponseB\xb4\x01\n" +
+	"\rGetServerInfo\x12$.maka.kernel.v1.GetServerInfoRequest\x1a%.maka.kernel.v1.GetServerInfoResponse\x12\\\n" +
+	"\rCreateSession\x12$.maka.kernel.v1.CreateSessionRequest\x1a%.maka.kernel.v1.CreateSessionResponse\x12S\n" +
+	"\n" +
+	"GetSession\x12!.maka.kernel.v1.GetSessionRequest\x1a\".maka.kernel.v1.GetSessionResponse\x12Y\n" +
+	"\fListSessions\x12#.maka.kernel.v1.ListSessionsRequest\x1a$.maka.kernel.v1.ListSessionsResponse\x12\\\n" +
+	"\rUpdateSession\x12$.maka.kernel.v1.UpdateSessionRequest\x1a%.maka.kernel.v1.UpdateSessionResponse\x12\\\n" +
+	"\rDeleteSession\x12$.maka.kernel.v1.DeleteSessionRequest\x1a%.maka.kernel.v1.DeleteSessionResponse\x12Y\n" +
+	"\fReadMessages\x12#.maka.kernel.v1.ReadMessagesRequest\x1a$.maka.kernel.v1.ReadMessagesResponse\x12P\n" +
+	"\tListTurns\x12 .maka.kernel.v1.ListTurnsRequest\x1a!.maka.kernel.v1.ListTurnsResponse\x12R\n" +
+	"\tStartTurn\x12 .maka.kernel.v1.StartTurnRequest\x1a!.maka.kernel.v1.StartTurnResponse0\x01\x12V\n" +
+	"\vStopSession\x12\".maka.kernel.v1.StopSessionRequest\x1a#.maka.kernel.v1.StopSessionResponse\x12}\n" +
+	"\x18RespondToSandboxBoundary\x12/.maka.kernel.v1.RespondToSandboxBoundaryRequest\x1a0.maka.kernel.v1.RespondToSandboxBoundaryResponse\x12t\n" +
+	"\x15RespondToUserQuestion\x12,.maka.kernel.v1.RespondToUserQuestionRequest\x1a-.maka.kernel.v1.RespondToUserQuestionResponse\x12V\n" +
+	"\vSendMessage\x12\".maka.kernel.v1.SendMessageRequest\x1a#.maka.kernel.v1.SendMessageResponse\x12[\n" +
+	"\fWatchSession\x12#.maka.kernel.v1.WatchSessionRequest\x1a$.maka.kernel.v1.WatchSessionResponse0\x01\x12M\n" +
+	"\bShutdown\x12\x1f.maka.kernel.v1.ShutdownRequest\x1a .maka.kernel.v1.ShutdownResponseB\xb4\x01\n" +
 	"\x12com.maka.kernel.v1B\vKernelProtoP\x01Z7maka.dev/runtime/clients/go/gen/maka/kernel/v1;kernelv1\xa2\x02\x03MKX\xaa\x02\x0eMaka.Kernel.V1\xca\x02\x0eMaka\\Kernel\\V1\xe2\x02\x1aMaka\\Kernel\\V1\\GPBMetadata\xea\x02\x10Maka::Kernel::V1b\x06proto3"
 
 var (
@@ -192,21 +4483,162 @@ func file_maka_kernel_v1_kernel_proto_rawDescGZIP() []byte {
 	return file_maka_kernel_v1_kernel_proto_rawDescData
 }
 
-var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_maka_kernel_v1_kernel_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
+var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
 var file_maka_kernel_v1_kernel_proto_goTypes = []any{
-	(*GetServerInfoRequest)(nil),  // 0: maka.kernel.v1.GetServerInfoRequest
-	(*GetServerInfoResponse)(nil), // 1: maka.kernel.v1.GetServerInfoResponse
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(SessionStatus)(0),                       // 0: maka.kernel.v1.SessionStatus
+	(PermissionMode)(0),                      // 1: maka.kernel.v1.PermissionMode
+	(TurnStatus)(0),                          // 2: maka.kernel.v1.TurnStatus
+	(SystemNoteKind)(0),                      // 3: maka.kernel.v1.SystemNoteKind
+	(ToolOutputStream)(0),                    // 4: maka.kernel.v1.ToolOutputStream
+	(InteractionKind)(0),                     // 5: maka.kernel.v1.InteractionKind
+	(InteractionOutcome)(0),                  // 6: maka.kernel.v1.InteractionOutcome
+	(StopMode)(0),                            // 7: maka.kernel.v1.StopMode
+	(SandboxDecision)(0),                     // 8: maka.kernel.v1.SandboxDecision
+	(InteractionStatus)(0),                   // 9: maka.kernel.v1.InteractionStatus
+	(DrainOutcome)(0),                        // 10: maka.kernel.v1.DrainOutcome
+	(*GetServerInfoRequest)(nil),             // 11: maka.kernel.v1.GetServerInfoRequest
+	(*GetServerInfoResponse)(nil),            // 12: maka.kernel.v1.GetServerInfoResponse
+	(*Session)(nil),                          // 13: maka.kernel.v1.Session
+	(*Turn)(nil),                             // 14: maka.kernel.v1.Turn
+	(*UserMessage)(nil),                      // 15: maka.kernel.v1.UserMessage
+	(*AssistantMessage)(nil),                 // 16: maka.kernel.v1.AssistantMessage
+	(*SystemNote)(nil),                       // 17: maka.kernel.v1.SystemNote
+	(*TextDelta)(nil),                        // 18: maka.kernel.v1.TextDelta
+	(*ToolCall)(nil),                         // 19: maka.kernel.v1.ToolCall
+	(*ToolOutput)(nil),                       // 20: maka.kernel.v1.ToolOutput
+	(*ToolResult)(nil),                       // 21: maka.kernel.v1.ToolResult
+	(*SandboxBoundaryRequest)(nil),           // 22: maka.kernel.v1.SandboxBoundaryRequest
+	(*UserQuestionRequest)(nil),              // 23: maka.kernel.v1.UserQuestionRequest
+	(*InteractionResolved)(nil),              // 24: maka.kernel.v1.InteractionResolved
+	(*TurnState)(nil),                        // 25: maka.kernel.v1.TurnState
+	(*Complete)(nil),                         // 26: maka.kernel.v1.Complete
+	(*TurnError)(nil),                        // 27: maka.kernel.v1.TurnError
+	(*SessionEvent)(nil),                     // 28: maka.kernel.v1.SessionEvent
+	(*CreateSessionRequest)(nil),             // 29: maka.kernel.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),            // 30: maka.kernel.v1.CreateSessionResponse
+	(*GetSessionRequest)(nil),                // 31: maka.kernel.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),               // 32: maka.kernel.v1.GetSessionResponse
+	(*ListSessionsRequest)(nil),              // 33: maka.kernel.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),             // 34: maka.kernel.v1.ListSessionsResponse
+	(*Labels)(nil),                           // 35: maka.kernel.v1.Labels
+	(*UpdateSessionRequest)(nil),             // 36: maka.kernel.v1.UpdateSessionRequest
+	(*UpdateSessionResponse)(nil),            // 37: maka.kernel.v1.UpdateSessionResponse
+	(*DeleteSessionRequest)(nil),             // 38: maka.kernel.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),            // 39: maka.kernel.v1.DeleteSessionResponse
+	(*ReadMessagesRequest)(nil),              // 40: maka.kernel.v1.ReadMessagesRequest
+	(*ReadMessagesResponse)(nil),             // 41: maka.kernel.v1.ReadMessagesResponse
+	(*ListTurnsRequest)(nil),                 // 42: maka.kernel.v1.ListTurnsRequest
+	(*ListTurnsResponse)(nil),                // 43: maka.kernel.v1.ListTurnsResponse
+	(*StartTurnRequest)(nil),                 // 44: maka.kernel.v1.StartTurnRequest
+	(*StartTurnResponse)(nil),                // 45: maka.kernel.v1.StartTurnResponse
+	(*StopSessionRequest)(nil),               // 46: maka.kernel.v1.StopSessionRequest
+	(*StopSessionResponse)(nil),              // 47: maka.kernel.v1.StopSessionResponse
+	(*Interaction)(nil),                      // 48: maka.kernel.v1.Interaction
+	(*RespondToSandboxBoundaryRequest)(nil),  // 49: maka.kernel.v1.RespondToSandboxBoundaryRequest
+	(*RespondToSandboxBoundaryResponse)(nil), // 50: maka.kernel.v1.RespondToSandboxBoundaryResponse
+	(*RespondToUserQuestionRequest)(nil),     // 51: maka.kernel.v1.RespondToUserQuestionRequest
+	(*RespondToUserQuestionResponse)(nil),    // 52: maka.kernel.v1.RespondToUserQuestionResponse
+	(*SendMessageRequest)(nil),               // 53: maka.kernel.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),              // 54: maka.kernel.v1.SendMessageResponse
+	(*WatchSessionRequest)(nil),              // 55: maka.kernel.v1.WatchSessionRequest
+	(*WatchSessionResponse)(nil),             // 56: maka.kernel.v1.WatchSessionResponse
+	(*ShutdownRequest)(nil),                  // 57: maka.kernel.v1.ShutdownRequest
+	(*DrainedTurn)(nil),                      // 58: maka.kernel.v1.DrainedTurn
+	(*ShutdownResponse)(nil),                 // 59: maka.kernel.v1.ShutdownResponse
+	nil,                                      // 60: maka.kernel.v1.Session.BackendOptionsEntry
+	nil,                                      // 61: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	(*timestamppb.Timestamp)(nil),            // 62: google.protobuf.Timestamp
 }
 var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
-	2, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	0, // 1: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	1, // 2: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	62, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	62, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	62, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
+	0,  // 3: maka.kernel.v1.Session.status:type_name -> maka.kernel.v1.SessionStatus
+	62, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
+	1,  // 5: maka.kernel.v1.Session.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	60, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
+	2,  // 7: maka.kernel.v1.Turn.status:type_name -> maka.kernel.v1.TurnStatus
+	62, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
+	62, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
+	3,  // 10: maka.kernel.v1.SystemNote.kind:type_name -> maka.kernel.v1.SystemNoteKind
+	4,  // 11: maka.kernel.v1.ToolOutput.stream:type_name -> maka.kernel.v1.ToolOutputStream
+	5,  // 12: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
+	6,  // 13: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	2,  // 14: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
+	62, // 15: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
+	62, // 16: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
+	15, // 17: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
+	16, // 18: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
+	17, // 19: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
+	18, // 20: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
+	19, // 21: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
+	20, // 22: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
+	21, // 23: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
+	22, // 24: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	23, // 25: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	24, // 26: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
+	25, // 27: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
+	26, // 28: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
+	27, // 29: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
+	1,  // 30: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	61, // 31: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	13, // 32: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 33: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 34: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
+	35, // 35: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
+	1,  // 36: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	13, // 37: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	28, // 38: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
+	14, // 39: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
+	28, // 40: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	7,  // 41: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
+	7,  // 42: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
+	5,  // 43: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
+	9,  // 44: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
+	62, // 45: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	62, // 46: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	8,  // 47: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	48, // 48: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	48, // 49: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	28, // 50: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 51: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	58, // 52: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	11, // 53: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	29, // 54: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	31, // 55: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	33, // 56: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	36, // 57: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	38, // 58: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	40, // 59: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	42, // 60: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	44, // 61: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	46, // 62: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	49, // 63: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	51, // 64: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	53, // 65: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	55, // 66: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	57, // 67: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 68: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	30, // 69: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	32, // 70: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	34, // 71: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	37, // 72: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	39, // 73: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	41, // 74: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	43, // 75: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	45, // 76: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	47, // 77: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	50, // 78: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	52, // 79: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	54, // 80: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	56, // 81: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	59, // 82: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	68, // [68:83] is the sub-list for method output_type
+	53, // [53:68] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }
@@ -214,18 +4646,36 @@ func file_maka_kernel_v1_kernel_proto_init() {
 	if File_maka_kernel_v1_kernel_proto != nil {
 		return
 	}
+	file_maka_kernel_v1_kernel_proto_msgTypes[17].OneofWrappers = []any{
+		(*SessionEvent_User)(nil),
+		(*SessionEvent_Assistant)(nil),
+		(*SessionEvent_SystemNote)(nil),
+		(*SessionEvent_TextDelta)(nil),
+		(*SessionEvent_ToolCall)(nil),
+		(*SessionEvent_ToolOutput)(nil),
+		(*SessionEvent_ToolResult)(nil),
+		(*SessionEvent_SandboxBoundaryRequest)(nil),
+		(*SessionEvent_UserQuestionRequest)(nil),
+		(*SessionEvent_InteractionResolved)(nil),
+		(*SessionEvent_TurnState)(nil),
+		(*SessionEvent_Complete)(nil),
+		(*SessionEvent_Error)(nil),
+	}
+	file_maka_kernel_v1_kernel_proto_msgTypes[22].OneofWrappers = []any{}
+	file_maka_kernel_v1_kernel_proto_msgTypes[25].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_kernel_v1_kernel_proto_rawDesc), len(file_maka_kernel_v1_kernel_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   2,
+			NumEnums:      11,
+			NumMessages:   51,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_maka_kernel_v1_kernel_proto_goTypes,
 		DependencyIndexes: file_maka_kernel_v1_kernel_proto_depIdxs,
+		EnumInfos:         file_maka_kernel_v1_kernel_proto_enumTypes,
 		MessageInfos:      file_maka_kernel_v1_kernel_proto_msgTypes,
 	}.Build()
 	File_maka_kernel_v1_kernel_proto = out.File

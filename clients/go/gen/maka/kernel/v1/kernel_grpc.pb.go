@@ -21,7 +21,21 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	KernelService_GetServerInfo_FullMethodName = "/maka.kernel.v1.KernelService/GetServerInfo"
+	KernelService_GetServerInfo_FullMethodName            = "/maka.kernel.v1.KernelService/GetServerInfo"
+	KernelService_CreateSession_FullMethodName            = "/maka.kernel.v1.KernelService/CreateSession"
+	KernelService_GetSession_FullMethodName               = "/maka.kernel.v1.KernelService/GetSession"
+	KernelService_ListSessions_FullMethodName             = "/maka.kernel.v1.KernelService/ListSessions"
+	KernelService_UpdateSession_FullMethodName            = "/maka.kernel.v1.KernelService/UpdateSession"
+	KernelService_DeleteSession_FullMethodName            = "/maka.kernel.v1.KernelService/DeleteSession"
+	KernelService_ReadMessages_FullMethodName             = "/maka.kernel.v1.KernelService/ReadMessages"
+	KernelService_ListTurns_FullMethodName                = "/maka.kernel.v1.KernelService/ListTurns"
+	KernelService_StartTurn_FullMethodName                = "/maka.kernel.v1.KernelService/StartTurn"
+	KernelService_StopSession_FullMethodName              = "/maka.kernel.v1.KernelService/StopSession"
+	KernelService_RespondToSandboxBoundary_FullMethodName = "/maka.kernel.v1.KernelService/RespondToSandboxBoundary"
+	KernelService_RespondToUserQuestion_FullMethodName    = "/maka.kernel.v1.KernelService/RespondToUserQuestion"
+	KernelService_SendMessage_FullMethodName              = "/maka.kernel.v1.KernelService/SendMessage"
+	KernelService_WatchSession_FullMethodName             = "/maka.kernel.v1.KernelService/WatchSession"
+	KernelService_Shutdown_FullMethodName                 = "/maka.kernel.v1.KernelService/Shutdown"
 )
 
 // KernelServiceClient is the client API for KernelService service.
@@ -29,9 +43,47 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // KernelService owns sessions and the turns that run in them.
+//
+// Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+// reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+// SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+// such as the offending "field" or the "active_turn_id".
 type KernelServiceClient interface {
 	// GetServerInfo describes this kernel process: version, state and where it keeps its data.
 	GetServerInfo(ctx context.Context, in *GetServerInfoRequest, opts ...grpc.CallOption) (*GetServerInfoResponse, error)
+	// CreateSession creates a session and records its session_start note.
+	CreateSession(ctx context.Context, in *CreateSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error)
+	// GetSession returns one session's header.
+	GetSession(ctx context.Context, in *GetSessionRequest, opts ...grpc.CallOption) (*GetSessionResponse, error)
+	// ListSessions pages through sessions, newest first, optionally filtered.
+	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
+	// UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+	UpdateSession(ctx context.Context, in *UpdateSessionRequest, opts ...grpc.CallOption) (*UpdateSessionResponse, error)
+	// DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+	DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error)
+	// ReadMessages returns a session's stored log entries after a sequence number.
+	ReadMessages(ctx context.Context, in *ReadMessagesRequest, opts ...grpc.CallOption) (*ReadMessagesResponse, error)
+	// ListTurns returns a session's turns in the order they started.
+	ListTurns(ctx context.Context, in *ListTurnsRequest, opts ...grpc.CallOption) (*ListTurnsResponse, error)
+	// StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
+	// attaches to the same turn instead of starting another. A second turn while one runs is
+	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
+	// the turn: it is stopped and its cleanup recorded even though nobody listens.
+	StartTurn(ctx context.Context, in *StartTurnRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StartTurnResponse], error)
+	// StopSession stops the session's running turn and returns once the stop has been delivered
+	// and recorded; a failed stop reports every cause.
+	StopSession(ctx context.Context, in *StopSessionRequest, opts ...grpc.CallOption) (*StopSessionResponse, error)
+	// RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+	RespondToSandboxBoundary(ctx context.Context, in *RespondToSandboxBoundaryRequest, opts ...grpc.CallOption) (*RespondToSandboxBoundaryResponse, error)
+	// RespondToUserQuestion answers a pending user question (once).
+	RespondToUserQuestion(ctx context.Context, in *RespondToUserQuestionRequest, opts ...grpc.CallOption) (*RespondToUserQuestionResponse, error)
+	// SendMessage queues a message for the running turn; its backend reads it at its next step.
+	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
+	// WatchSession replays a session's log after a sequence number, then follows it live.
+	WatchSession(ctx context.Context, in *WatchSessionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchSessionResponse], error)
+	// Shutdown stops admitting turns, stops running turns (after their current step within the
+	// shutdown grace period, then immediately), records everything and then ends the process.
+	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
 type kernelServiceClient struct {
@@ -52,14 +104,210 @@ func (c *kernelServiceClient) GetServerInfo(ctx context.Context, in *GetServerIn
 	return out, nil
 }
 
+func (c *kernelServiceClient) CreateSession(ctx context.Context, in *CreateSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSessionResponse)
+	err := c.cc.Invoke(ctx, KernelService_CreateSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) GetSession(ctx context.Context, in *GetSessionRequest, opts ...grpc.CallOption) (*GetSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetSessionResponse)
+	err := c.cc.Invoke(ctx, KernelService_GetSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSessionsResponse)
+	err := c.cc.Invoke(ctx, KernelService_ListSessions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) UpdateSession(ctx context.Context, in *UpdateSessionRequest, opts ...grpc.CallOption) (*UpdateSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateSessionResponse)
+	err := c.cc.Invoke(ctx, KernelService_UpdateSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteSessionResponse)
+	err := c.cc.Invoke(ctx, KernelService_DeleteSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) ReadMessages(ctx context.Context, in *ReadMessagesRequest, opts ...grpc.CallOption) (*ReadMessagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadMessagesResponse)
+	err := c.cc.Invoke(ctx, KernelService_ReadMessages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) ListTurns(ctx context.Context, in *ListTurnsRequest, opts ...grpc.CallOption) (*ListTurnsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTurnsResponse)
+	err := c.cc.Invoke(ctx, KernelService_ListTurns_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) StartTurn(ctx context.Context, in *StartTurnRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StartTurnResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &KernelService_ServiceDesc.Streams[0], KernelService_StartTurn_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[StartTurnRequest, StartTurnResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type KernelService_StartTurnClient = grpc.ServerStreamingClient[StartTurnResponse]
+
+func (c *kernelServiceClient) StopSession(ctx context.Context, in *StopSessionRequest, opts ...grpc.CallOption) (*StopSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopSessionResponse)
+	err := c.cc.Invoke(ctx, KernelService_StopSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) RespondToSandboxBoundary(ctx context.Context, in *RespondToSandboxBoundaryRequest, opts ...grpc.CallOption) (*RespondToSandboxBoundaryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RespondToSandboxBoundaryResponse)
+	err := c.cc.Invoke(ctx, KernelService_RespondToSandboxBoundary_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) RespondToUserQuestion(ctx context.Context, in *RespondToUserQuestionRequest, opts ...grpc.CallOption) (*RespondToUserQuestionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RespondToUserQuestionResponse)
+	err := c.cc.Invoke(ctx, KernelService_RespondToUserQuestion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendMessageResponse)
+	err := c.cc.Invoke(ctx, KernelService_SendMessage_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) WatchSession(ctx context.Context, in *WatchSessionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchSessionResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &KernelService_ServiceDesc.Streams[1], KernelService_WatchSession_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchSessionRequest, WatchSessionResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type KernelService_WatchSessionClient = grpc.ServerStreamingClient[WatchSessionResponse]
+
+func (c *kernelServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ShutdownResponse)
+	err := c.cc.Invoke(ctx, KernelService_Shutdown_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // KernelServiceServer is the server API for KernelService service.
 // All implementations must embed UnimplementedKernelServiceServer
 // for forward compatibility.
 //
 // KernelService owns sessions and the turns that run in them.
+//
+// Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
+// reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
+// SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
+// such as the offending "field" or the "active_turn_id".
 type KernelServiceServer interface {
 	// GetServerInfo describes this kernel process: version, state and where it keeps its data.
 	GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error)
+	// CreateSession creates a session and records its session_start note.
+	CreateSession(context.Context, *CreateSessionRequest) (*CreateSessionResponse, error)
+	// GetSession returns one session's header.
+	GetSession(context.Context, *GetSessionRequest) (*GetSessionResponse, error)
+	// ListSessions pages through sessions, newest first, optionally filtered.
+	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
+	// UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+	UpdateSession(context.Context, *UpdateSessionRequest) (*UpdateSessionResponse, error)
+	// DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+	DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error)
+	// ReadMessages returns a session's stored log entries after a sequence number.
+	ReadMessages(context.Context, *ReadMessagesRequest) (*ReadMessagesResponse, error)
+	// ListTurns returns a session's turns in the order they started.
+	ListTurns(context.Context, *ListTurnsRequest) (*ListTurnsResponse, error)
+	// StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
+	// attaches to the same turn instead of starting another. A second turn while one runs is
+	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
+	// the turn: it is stopped and its cleanup recorded even though nobody listens.
+	StartTurn(*StartTurnRequest, grpc.ServerStreamingServer[StartTurnResponse]) error
+	// StopSession stops the session's running turn and returns once the stop has been delivered
+	// and recorded; a failed stop reports every cause.
+	StopSession(context.Context, *StopSessionRequest) (*StopSessionResponse, error)
+	// RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+	RespondToSandboxBoundary(context.Context, *RespondToSandboxBoundaryRequest) (*RespondToSandboxBoundaryResponse, error)
+	// RespondToUserQuestion answers a pending user question (once).
+	RespondToUserQuestion(context.Context, *RespondToUserQuestionRequest) (*RespondToUserQuestionResponse, error)
+	// SendMessage queues a message for the running turn; its backend reads it at its next step.
+	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
+	// WatchSession replays a session's log after a sequence number, then follows it live.
+	WatchSession(*WatchSessionRequest, grpc.ServerStreamingServer[WatchSessionResponse]) error
+	// Shutdown stops admitting turns, stops running turns (after their current step within the
+	// shutdown grace period, then immediately), records everything and then ends the process.
+	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedKernelServiceServer()
 }
 
@@ -72,6 +320,48 @@ type UnimplementedKernelServiceServer struct{}
 
 func (UnimplementedKernelServiceServer) GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetServerInfo not implemented")
+}
+func (UnimplementedKernelServiceServer) CreateSession(context.Context, *CreateSessionRequest) (*CreateSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSession not implemented")
+}
+func (UnimplementedKernelServiceServer) GetSession(context.Context, *GetSessionRequest) (*GetSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetSession not implemented")
+}
+func (UnimplementedKernelServiceServer) ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSessions not implemented")
+}
+func (UnimplementedKernelServiceServer) UpdateSession(context.Context, *UpdateSessionRequest) (*UpdateSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateSession not implemented")
+}
+func (UnimplementedKernelServiceServer) DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteSession not implemented")
+}
+func (UnimplementedKernelServiceServer) ReadMessages(context.Context, *ReadMessagesRequest) (*ReadMessagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadMessages not implemented")
+}
+func (UnimplementedKernelServiceServer) ListTurns(context.Context, *ListTurnsRequest) (*ListTurnsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTurns not implemented")
+}
+func (UnimplementedKernelServiceServer) StartTurn(*StartTurnRequest, grpc.ServerStreamingServer[StartTurnResponse]) error {
+	return status.Error(codes.Unimplemented, "method StartTurn not implemented")
+}
+func (UnimplementedKernelServiceServer) StopSession(context.Context, *StopSessionRequest) (*StopSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StopSession not implemented")
+}
+func (UnimplementedKernelServiceServer) RespondToSandboxBoundary(context.Context, *RespondToSandboxBoundaryRequest) (*RespondToSandboxBoundaryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RespondToSandboxBoundary not implemented")
+}
+func (UnimplementedKernelServiceServer) RespondToUserQuestion(context.Context, *RespondToUserQuestionRequest) (*RespondToUserQuestionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RespondToUserQuestion not implemented")
+}
+func (UnimplementedKernelServiceServer) SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendMessage not implemented")
+}
+func (UnimplementedKernelServiceServer) WatchSession(*WatchSessionRequest, grpc.ServerStreamingServer[WatchSessionResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchSession not implemented")
+}
+func (UnimplementedKernelServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
 }
 func (UnimplementedKernelServiceServer) mustEmbedUnimplementedKernelServiceServer() {}
 func (UnimplementedKernelServiceServer) testEmbeddedByValue()                       {}
@@ -112,6 +402,244 @@ func _KernelService_GetServerInfo_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KernelService_CreateSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).CreateSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_CreateSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).CreateSession(ctx, req.(*CreateSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_GetSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).GetSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_GetSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).GetSession(ctx, req.(*GetSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_ListSessions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSessionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).ListSessions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_ListSessions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).ListSessions(ctx, req.(*ListSessionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_UpdateSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).UpdateSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_UpdateSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).UpdateSession(ctx, req.(*UpdateSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_DeleteSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).DeleteSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_DeleteSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).DeleteSession(ctx, req.(*DeleteSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_ReadMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).ReadMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_ReadMessages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).ReadMessages(ctx, req.(*ReadMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_ListTurns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTurnsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).ListTurns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_ListTurns_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).ListTurns(ctx, req.(*ListTurnsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_StartTurn_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(StartTurnRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(KernelServiceServer).StartTurn(m, &grpc.GenericServerStream[StartTurnRequest, StartTurnResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type KernelService_StartTurnServer = grpc.ServerStreamingServer[StartTurnResponse]
+
+func _KernelService_StopSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).StopSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_StopSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).StopSession(ctx, req.(*StopSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_RespondToSandboxBoundary_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RespondToSandboxBoundaryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).RespondToSandboxBoundary(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_RespondToSandboxBoundary_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).RespondToSandboxBoundary(ctx, req.(*RespondToSandboxBoundaryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_RespondToUserQuestion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RespondToUserQuestionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).RespondToUserQuestion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_RespondToUserQuestion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).RespondToUserQuestion(ctx, req.(*RespondToUserQuestionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_SendMessage_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendMessageRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).SendMessage(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_SendMessage_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).SendMessage(ctx, req.(*SendMessageRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _KernelService_WatchSession_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchSessionRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(KernelServiceServer).WatchSession(m, &grpc.GenericServerStream[WatchSessionRequest, WatchSessionResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type KernelService_WatchSessionServer = grpc.ServerStreamingServer[WatchSessionResponse]
+
+func _KernelService_Shutdown_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ShutdownRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).Shutdown(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_Shutdown_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).Shutdown(ctx, req.(*ShutdownRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // KernelService_ServiceDesc is the grpc.ServiceDesc for KernelService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -123,7 +651,66 @@ var KernelService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetServerInfo",
 			Handler:    _KernelService_GetServerInfo_Handler,
 		},
+		{
+			MethodName: "CreateSession",
+			Handler:    _KernelService_CreateSession_Handler,
+		},
+		{
+			MethodName: "GetSession",
+			Handler:    _KernelService_GetSession_Handler,
+		},
+		{
+			MethodName: "ListSessions",
+			Handler:    _KernelService_ListSessions_Handler,
+		},
+		{
+			MethodName: "UpdateSession",
+			Handler:    _KernelService_UpdateSession_Handler,
+		},
+		{
+			MethodName: "DeleteSession",
+			Handler:    _KernelService_DeleteSession_Handler,
+		},
+		{
+			MethodName: "ReadMessages",
+			Handler:    _KernelService_ReadMessages_Handler,
+		},
+		{
+			MethodName: "ListTurns",
+			Handler:    _KernelService_ListTurns_Handler,
+		},
+		{
+			MethodName: "StopSession",
+			Handler:    _KernelService_StopSession_Handler,
+		},
+		{
+			MethodName: "RespondToSandboxBoundary",
+			Handler:    _KernelService_RespondToSandboxBoundary_Handler,
+		},
+		{
+			MethodName: "RespondToUserQuestion",
+			Handler:    _KernelService_RespondToUserQuestion_Handler,
+		},
+		{
+			MethodName: "SendMessage",
+			Handler:    _KernelService_SendMessage_Handler,
+		},
+		{
+			MethodName: "Shutdown",
+			Handler:    _KernelService_Shutdown_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "StartTurn",
+			Handler:       _KernelService_StartTurn_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "WatchSession",
+			Handler:       _KernelService_WatchSession_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "maka/kernel/v1/kernel.proto",
 }

@@ -1,0 +1,1 @@
+"""Backends the kernel can build per session."""

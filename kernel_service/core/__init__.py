@@ -1,0 +1,119 @@
+"""The kernel's domain core: pure asyncio, no gRPC, no generated code.
+
+Public names are re-exported here; everything else is internal to its module.
+"""
+
+from kernel_service.core.backend import (
+    AgentBackend,
+    BackendRegistry,
+    BackendSendInput,
+    QueuedMessage,
+    SandboxBoundaryResponse,
+    StopMode,
+    StopReason,
+    TurnInbox,
+    UserQuestionResponse,
+)
+from kernel_service.core.errors import (
+    BackendUnavailableError,
+    HostDrainingError,
+    InteractionAlreadyResolvedError,
+    InvalidRequestError,
+    KernelError,
+    NotFoundError,
+    OperationConflictError,
+    PersistenceFailedError,
+    RuntimeInteractionFailStopError,
+    RuntimeInteractionInvariantError,
+    RuntimeOwnerCleanupError,
+    SessionArchivedError,
+    SessionBusyError,
+    SessionPermanentlyQuarantinedError,
+    SessionQuarantinedError,
+    StoreClosedError,
+    TurnNotStartedError,
+    combine_failures,
+    contains_failure,
+)
+from kernel_service.core.interaction import AnsweringAuthority, HostedInteractionAuthority
+from kernel_service.core.kernel import DrainedTurn, DrainReport, RuntimeKernel
+from kernel_service.core.log import SessionWatch
+from kernel_service.core.messaging import HostedMessageAuthority
+from kernel_service.core.owners import (
+    InteractionAuthority,
+    InteractionOwner,
+    InteractionResponder,
+    MessageAuthority,
+    MessageOwner,
+    RunIdentity,
+)
+from kernel_service.core.run import StopOutcome
+from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
+from kernel_service.core.sessions import NewSession, SessionUpdate
+from kernel_service.core.store import (
+    InteractionRecord,
+    InteractionStore,
+    Resolution,
+    SessionStore,
+    SweepReport,
+)
+from kernel_service.core.turn_stream import TurnStream
+from kernel_service.core.validation import KernelLimits
+
+__all__ = [
+    "AgentBackend",
+    "AnsweringAuthority",
+    "BackendRegistry",
+    "BackendSendInput",
+    "BackendUnavailableError",
+    "DrainReport",
+    "DrainedTurn",
+    "HostDrainingError",
+    "HostedInteractionAuthority",
+    "HostedMessageAuthority",
+    "InteractionAlreadyResolvedError",
+    "InteractionAuthority",
+    "InteractionOwner",
+    "InteractionRecord",
+    "InteractionResponder",
+    "InteractionStore",
+    "InvalidRequestError",
+    "KernelError",
+    "KernelLimits",
+    "MessageAuthority",
+    "MessageOwner",
+    "NewSession",
+    "NotFoundError",
+    "OperationConflictError",
+    "PersistenceFailedError",
+    "QueuedMessage",
+    "Resolution",
+    "RunIdentity",
+    "RuntimeInteractionFailStopError",
+    "RuntimeInteractionInvariantError",
+    "RuntimeKernel",
+    "RuntimeOwnerCleanupError",
+    "SandboxBoundaryResponse",
+    "SessionArchivedError",
+    "SessionBusyError",
+    "SessionHeader",
+    "SessionPage",
+    "SessionPermanentlyQuarantinedError",
+    "SessionQuarantinedError",
+    "SessionQuery",
+    "SessionStore",
+    "SessionUpdate",
+    "SessionWatch",
+    "StopMode",
+    "StopOutcome",
+    "StopReason",
+    "StoreClosedError",
+    "SweepReport",
+    "TurnInbox",
+    "TurnNotStartedError",
+    "TurnRecord",
+    "TurnStream",
+    "UserQuestionResponse",
+    "combine_failures",
+    "contains_failure",
+]

@@ -1,0 +1,290 @@
+"""Errors raised by the kernel core.
+
+Every error names a state and says whose fault it is; ``code`` is a stable lowercase identifier
+(the API layer turns it into an upper-case ``ErrorInfo.reason``)::
+
+    KernelError
+    ├── InvalidRequestError ................ invalid_request      malformed request (``field``)
+    ├── NotFoundError ...................... not_found            no such session / turn / request
+    ├── SessionArchivedError ............... session_archived     the session is archived
+    ├── OperationConflictError ............. operation_conflict   contradicts recorded state
+    │   ├── SessionBusyError ............... session_busy         another turn runs
+    │   ├── InteractionAlreadyResolvedError  already_resolved     the request was answered or closed
+    │   └── TurnNotStartedError ............ turn_not_started     went stale before it could start
+    ├── SessionQuarantinedError ............ session_quarantined  a stopped run has not settled yet
+    │   └── SessionPermanentlyQuarantinedError                    a backend could not be disposed
+    ├── HostDrainingError .................. host_draining        the host is shutting down
+    ├── BackendUnavailableError ............ backend_unavailable  no backend of the session's kind
+    ├── PersistenceFailedError ............. persistence_failed   the session store failed
+    │   └── StoreClosedError ............... store_closed         the store's owner has closed
+    ├── RuntimeOwnerCleanupError ........... owner_cleanup_failed releasing a run's owners failed
+    ├── RuntimeInteractionFailStopError .... interaction_fail_stop the interaction authority failed
+    └── RuntimeInteractionInvariantError ... interaction_invariant an interaction rule was broken
+
+Cleanup failures are aggregated by :func:`combine_failures`: one failure stays itself, several
+become one :class:`RuntimeOwnerCleanupError` over an :class:`ExceptionGroup`; an owner error is
+never wrapped twice (its causes are flattened into the new group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import ClassVar
+
+
+class KernelError(Exception):
+    """Base class of every error the kernel core raises on purpose."""
+
+    code: ClassVar[str] = "internal_failure"
+
+    def metadata(self) -> Mapping[str, str]:
+        """Machine-readable details (``ErrorInfo.metadata`` over the wire)."""
+        return {}
+
+
+class InvalidRequestError(KernelError):
+    """The caller sent something malformed (your fault); ``field`` names the offending input."""
+
+    code = "invalid_request"
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"invalid {field}: {problem}")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"field": self.field}
+
+
+class NotFoundError(KernelError):
+    """No such thing exists (a session, a turn, an interaction request)."""
+
+    code = "not_found"
+
+    def __init__(self, kind: str, identifier: str, detail: str = "") -> None:
+        self.kind = kind
+        self.identifier = identifier
+        suffix = f" {detail}" if detail else ""
+        super().__init__(f"{kind} {identifier!r} not found{suffix}")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"kind": self.kind, "id": self.identifier}
+
+
+class SessionArchivedError(KernelError):
+    """The session is archived; unarchive it before starting turns."""
+
+    code = "session_archived"
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"session {session_id!r} is archived; unarchive it first")
+
+
+class OperationConflictError(KernelError):
+    """The request contradicts state someone else recorded first."""
+
+    code = "operation_conflict"
+
+
+class SessionBusyError(OperationConflictError):
+    """Another turn holds the session; wait for it to end or stop it."""
+
+    code = "session_busy"
+
+    def __init__(self, session_id: str, active_turn_id: str) -> None:
+        self.session_id = session_id
+        self.active_turn_id = active_turn_id
+        super().__init__(
+            f"session {session_id!r} is busy with turn {active_turn_id!r}; "
+            "stop it or wait for it to end"
+        )
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"session_id": self.session_id, "active_turn_id": self.active_turn_id}
+
+
+class InteractionAlreadyResolvedError(OperationConflictError):
+    """The interaction request was already answered, timed out or closed."""
+
+    code = "already_resolved"
+
+    def __init__(self, request_id: str, status: str, reason: str = "") -> None:
+        self.request_id = request_id
+        self.status = status
+        self.reason = reason
+        because = f" ({reason})" if reason else ""
+        super().__init__(f"interaction request {request_id!r} is already {status}{because}")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"request_id": self.request_id, "status": self.status}
+
+
+class TurnNotStartedError(OperationConflictError):
+    """The turn went stale while it was being reserved (its backend generation was stopped or
+    replaced, or the session was stopped); nothing was written. Start it again."""
+
+    code = "turn_not_started"
+
+    def __init__(self, turn_id: str, reason: str) -> None:
+        self.turn_id = turn_id
+        super().__init__(f"turn {turn_id!r} was not started: {reason}; start it again")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"turn_id": self.turn_id}
+
+
+class SessionQuarantinedError(KernelError):
+    """A stopped run of the session has not settled; new turns must wait for it."""
+
+    code = "session_quarantined"
+    permanent: ClassVar[bool] = False
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"session {session_id!r} is quarantined: {detail}")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"session_id": self.session_id, "permanent": str(self.permanent).lower()}
+
+
+class SessionPermanentlyQuarantinedError(SessionQuarantinedError):
+    """A backend of the session could not be disposed; the session never activates again."""
+
+    permanent = True
+
+    def __init__(self, session_id: str, failure: BaseException) -> None:
+        self.session_id = session_id
+        self.failure = failure
+        KernelError.__init__(
+            self,
+            f"session {session_id!r} is permanently quarantined: "
+            f"backend disposal failed ({describe(failure)})",
+        )
+
+
+class HostDrainingError(KernelError):
+    """The host is shutting down and admits no new turns; retry on another host."""
+
+    code = "host_draining"
+
+    def __init__(self) -> None:
+        super().__init__("the kernel is draining and admits no new turns")
+
+
+class BackendUnavailableError(KernelError):
+    """No backend factory is registered for the session's backend kind (configuration)."""
+
+    code = "backend_unavailable"
+
+    def __init__(self, kind: str, known: Iterable[str]) -> None:
+        self.kind = kind
+        names = ", ".join(sorted(known)) or "none"
+        super().__init__(f"no backend of kind {kind!r} is registered (known: {names})")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"backend": self.kind}
+
+
+class PersistenceFailedError(KernelError):
+    """The session store failed; ``__cause__`` holds the store's own error."""
+
+    code = "persistence_failed"
+
+
+class StoreClosedError(PersistenceFailedError):
+    """The store's owner has closed; no call is accepted any more (you closed it)."""
+
+    code = "store_closed"
+
+
+class RuntimeOwnerCleanupError(KernelError):
+    """Cleaning up a run's owners failed.
+
+    ``cause`` is the single failure or an :class:`ExceptionGroup` of several; ``causes`` is the
+    flat tuple. The message names every cause so nothing is lost when only text travels.
+    """
+
+    code = "owner_cleanup_failed"
+
+    def __init__(self, cause: Exception) -> None:
+        self.cause = cause
+        super().__init__(f"run cleanup failed: {describe_all(_leaves(cause))}")
+        self.__cause__ = cause
+
+    @property
+    def causes(self) -> tuple[Exception, ...]:
+        return tuple(_leaves(self.cause))
+
+
+class RuntimeInteractionFailStopError(KernelError):
+    """The interaction authority failed durably; ``authority_failure`` is its error."""
+
+    code = "interaction_fail_stop"
+
+    def __init__(self, authority_failure: Exception) -> None:
+        self.authority_failure = authority_failure
+        super().__init__(f"interaction authority failed: {describe(authority_failure)}")
+        self.__cause__ = authority_failure
+
+
+class RuntimeInteractionInvariantError(KernelError):
+    """An interaction protocol rule was broken (the caller used the wrong path)."""
+
+    code = "interaction_invariant"
+
+
+def describe(failure: BaseException) -> str:
+    """``Type: message`` of one failure."""
+    text = str(failure)
+    name = type(failure).__name__
+    return f"{name}: {text}" if text else name
+
+
+def describe_all(failures: Iterable[BaseException]) -> str:
+    return "; ".join(describe(failure) for failure in failures)
+
+
+def _leaves(failure: Exception) -> Iterator[Exception]:
+    if isinstance(failure, ExceptionGroup):
+        for nested in failure.exceptions:
+            yield from _leaves(nested)
+    else:
+        yield failure
+
+
+def combine_failures(failures: Iterable[Exception | None]) -> Exception | None:
+    """Aggregate cleanup failures without losing or double-wrapping any.
+
+    ``None`` entries are skipped and the same object is kept once. No failure gives ``None``;
+    one gives that failure itself; several give a :class:`RuntimeOwnerCleanupError` whose group
+    holds the flattened causes (an owner error's causes are lifted, never nested).
+    """
+    distinct: list[Exception] = []
+    for failure in failures:
+        if failure is not None and all(failure is not seen for seen in distinct):
+            distinct.append(failure)
+    if not distinct:
+        return None
+    if len(distinct) == 1:
+        return distinct[0]
+    flat: list[Exception] = []
+    for failure in distinct:
+        lifted = failure.causes if isinstance(failure, RuntimeOwnerCleanupError) else (failure,)
+        flat.extend(cause for cause in lifted if all(cause is not seen for seen in flat))
+    return RuntimeOwnerCleanupError(ExceptionGroup("run cleanup failed", flat))
+
+
+def contains_failure(failure: object, expected: object) -> bool:
+    """Whether *expected* is *failure* or is reachable through the kernel's wrappers."""
+    if failure is expected:
+        return True
+    if isinstance(failure, RuntimeOwnerCleanupError) and contains_failure(failure.cause, expected):
+        return True
+    if isinstance(failure, RuntimeInteractionFailStopError) and contains_failure(
+        failure.authority_failure, expected
+    ):
+        return True
+    return isinstance(failure, BaseExceptionGroup) and any(
+        contains_failure(nested, expected) for nested in failure.exceptions
+    )

@@ -1,0 +1,442 @@
+"""The runtime kernel: sessions, turns, stops, interactions, drain.
+
+:class:`RuntimeKernel` is the one object the API layer talks to. It owns the per-session runtime
+(backend generations, the active run, the log and its readers) and delegates the run lifecycle
+to :mod:`.runner`, stops to :mod:`.stop` and event reading to :mod:`.turn_stream`/:mod:`.log`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from kernel_service.core.backend import STOP_MODES, BackendRegistry, QueuedMessage, StopMode
+from kernel_service.core.context import BackendActivation, KernelContext, run_directly
+from kernel_service.core.errors import (
+    HostDrainingError,
+    InvalidRequestError,
+    NotFoundError,
+    OperationConflictError,
+    RuntimeInteractionInvariantError,
+    SessionBusyError,
+    combine_failures,
+    describe,
+)
+from kernel_service.core.events import StoredMessage, SystemNote
+from kernel_service.core.interaction import AnsweringAuthority
+from kernel_service.core.log import SessionWatch
+from kernel_service.core.messaging import MessageQueue
+from kernel_service.core.owners import InteractionAuthority, MessageAuthority
+from kernel_service.core.run import Run, StopOutcome
+from kernel_service.core.runner import Runner
+from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
+from kernel_service.core.sessions import NewSession, SessionUpdate, build_header, patch_for
+from kernel_service.core.stop import StopCoordinator
+from kernel_service.core.store import InteractionRecord, SessionStore
+from kernel_service.core.turn_stream import TurnStream
+from kernel_service.core.validation import (
+    KernelLimits,
+    check_answers,
+    check_id,
+    check_source,
+    check_text,
+)
+
+log = logging.getLogger("kernel_service.core")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DrainedTurn:
+    session_id: str
+    turn_id: str
+    outcome: Literal["stopped_after_step", "stopped_immediately", "unsettled"]
+    failure: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DrainReport:
+    turns: tuple[DrainedTurn, ...] = ()
+
+
+def _default_now() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _default_new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class RuntimeKernel:
+    """Sessions and their turns, correct when everything around them fails.
+
+    ``new_id``, ``now`` and ``run_backend_activation`` are injectable (tests make them
+    deterministic and hold activations open).
+    """
+
+    def __init__(
+        self,
+        *,
+        store: SessionStore,
+        backends: BackendRegistry,
+        interaction_authority: InteractionAuthority | None = None,
+        message_authority: MessageAuthority | None = None,
+        new_id: Callable[[], str] | None = None,
+        now: Callable[[], int] | None = None,
+        run_backend_activation: BackendActivation | None = None,
+        limits: KernelLimits | None = None,
+    ) -> None:
+        self._ctx = KernelContext(
+            store=store,
+            backends=backends,
+            interaction_authority=interaction_authority,
+            message_authority=message_authority,
+            new_id=new_id or _default_new_id,
+            now=now or _default_now,
+            run_backend_activation=run_backend_activation or run_directly,
+        )
+        self.limits = limits or KernelLimits()
+        self._runner = Runner(self._ctx)
+        self._stops = StopCoordinator(self._ctx)
+        self._closed = False
+
+    @property
+    def store(self) -> SessionStore:
+        return self._ctx.store
+
+    @property
+    def draining(self) -> bool:
+        return self._ctx.draining
+
+    def active_turn(self, session_id: str) -> str | None:
+        runtime = self._ctx.sessions.get(session_id)
+        run = runtime.active_run if runtime is not None else None
+        return run.turn_id if run is not None else None
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    async def create_session(self, spec: NewSession) -> SessionHeader:
+        session_id = spec.session_id or self._ctx.new_id()
+        check_id("session_id", session_id)
+        header = build_header(spec, session_id, self._ctx.now(), self._ctx.backends)
+        created = await self._ctx.store.create(header)
+        note = SystemNote(
+            kind="session_start",
+            text=f"session created with backend {header.backend}",
+            id=self._ctx.new_id(),
+            ts=header.created_at,
+        )
+        await self._ctx.append(session_id, [note])
+        return created
+
+    async def get_session(self, session_id: str) -> SessionHeader:
+        check_id("session_id", session_id)
+        return await self._ctx.store.read_header(session_id)
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        if not 1 <= query.page_size <= self.limits.max_page_size:
+            raise InvalidRequestError(
+                "page_size", f"must be between 1 and {self.limits.max_page_size}"
+            )
+        return await self._ctx.store.list_sessions(query)
+
+    async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
+        check_id("session_id", session_id)
+        patch = patch_for(update, self._ctx.now())
+        header = await self._ctx.store.read_header(session_id)
+        if update.archived and not header.is_archived:
+            # Archiving a session stops what runs in it first.
+            await self.stop_session(session_id, source="archive", mode="immediate")
+        if not patch:
+            return header
+        return await self._ctx.store.update_header(session_id, patch)
+
+    async def delete_session(self, session_id: str) -> None:
+        check_id("session_id", session_id)
+        runtime = self._ctx.sessions.get(session_id)
+        if runtime is not None and runtime.active_run is not None:
+            raise SessionBusyError(session_id, runtime.active_run.turn_id)
+        await self._ctx.store.remove(session_id)
+        if runtime is not None:
+            self._ctx.sessions.pop(session_id, None)
+            runtime.log.close()
+            generation = runtime.generation
+            if generation is not None and generation.active:
+                try:
+                    await generation.dispose()
+                except Exception as failure:
+                    log.error(
+                        "disposing the backend of deleted session %s failed: %s",
+                        session_id,
+                        describe(failure),
+                    )
+
+    async def read_messages(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        check_id("session_id", session_id)
+        if after_seq < 0:
+            raise InvalidRequestError("after_seq", "must not be negative")
+        if limit is not None and not 1 <= limit <= self.limits.max_read_batch:
+            raise InvalidRequestError(
+                "limit", f"must be between 1 and {self.limits.max_read_batch}"
+            )
+        return await self._ctx.store.read_messages(session_id, after_seq=after_seq, limit=limit)
+
+    async def list_turns(self, session_id: str) -> list[TurnRecord]:
+        check_id("session_id", session_id)
+        return await self._ctx.store.list_turns(session_id)
+
+    async def watch_session(self, session_id: str, *, after_seq: int = 0) -> SessionWatch:
+        """Replay the log after *after_seq*, then follow it live (see :class:`SessionWatch`)."""
+        check_id("session_id", session_id)
+        if after_seq < 0:
+            raise InvalidRequestError("after_seq", "must not be negative")
+        await self._ctx.store.read_header(session_id)
+        return SessionWatch(self._ctx.session(session_id).log, after_seq)
+
+    # -- turns ---------------------------------------------------------------------------------
+
+    def start_turn(
+        self,
+        session_id: str,
+        turn_id: str | None = None,
+        *,
+        text: str,
+        report_not_started: bool = False,
+    ) -> TurnStream:
+        """A turn as an async iterator of session events (nothing starts before iteration).
+
+        A turn that goes stale before it starts ends without events, or raises
+        :class:`TurnNotStartedError` with *report_not_started*.
+        """
+        check_id("session_id", session_id)
+        turn_id = turn_id or self._ctx.new_id()
+        check_id("turn_id", turn_id)
+        check_text("text", text, self.limits.max_text_bytes)
+        return TurnStream(self, session_id, turn_id, text, report_not_started=report_not_started)
+
+    def stop_session(
+        self, session_id: str, *, source: str = "api", mode: StopMode = "immediate"
+    ) -> asyncio.Future[StopOutcome]:
+        """Stop the session's turn; the stop is claimed at the call, the future reports it.
+
+        Concurrent and repeated stops of one run share one operation (and one error object);
+        a turn still being reserved is prevented from ever sending. With nothing running the
+        future resolves at once (``turn_id`` empty).
+        """
+        check_id("session_id", session_id)
+        check_source(source)
+        if mode not in STOP_MODES:
+            raise InvalidRequestError("mode", f"must be one of {', '.join(STOP_MODES)}")
+        runtime = self._ctx.sessions.get(session_id)
+        run = runtime.active_run if runtime is not None else None
+        if runtime is not None:
+            runtime.stop_epoch += 1
+        if run is None:
+            return self._ctx.tasks.spawn(self._stop_idle(session_id, source, mode), name="stop")
+        return self._stops.claim(run, source, mode)
+
+    async def _stop_idle(self, session_id: str, source: str, mode: StopMode) -> StopOutcome:
+        await self._ctx.store.read_header(session_id)
+        return StopOutcome(session_id=session_id, source=source, mode=mode)
+
+    # -- interactions --------------------------------------------------------------------------
+
+    def _answering(self) -> AnsweringAuthority:
+        authority = self._ctx.interaction_authority
+        if not isinstance(authority, AnsweringAuthority):
+            raise RuntimeInteractionInvariantError(
+                "no hosted interaction authority is configured to take answers"
+            )
+        return authority
+
+    async def answer_sandbox_boundary(
+        self, session_id: str, request_id: str, decision: str, *, reason: str = ""
+    ) -> InteractionRecord:
+        """Answer a pending sandbox-boundary request through the hosted authority (once)."""
+        check_id("session_id", session_id)
+        check_id("request_id", request_id)
+        authority = self._answering()
+        return await authority.answer_sandbox_boundary(session_id, request_id, decision, reason)
+
+    async def answer_user_question(
+        self, session_id: str, request_id: str, answers: Sequence[str]
+    ) -> InteractionRecord:
+        """Answer a pending user question through the hosted authority (once)."""
+        check_id("session_id", session_id)
+        check_id("request_id", request_id)
+        answers = check_answers(answers, self.limits.max_text_bytes)
+        authority = self._answering()
+        return await authority.answer_user_question(session_id, request_id, answers)
+
+    async def respond_to_user_question(
+        self, session_id: str, request_id: str, answers: Sequence[str]
+    ) -> None:
+        """The legacy direct responder: only valid when no hosted authority is configured.
+
+        With a hosted authority, answers must go through it (durable, answered once), so this
+        path fails closed with :class:`RuntimeInteractionInvariantError`.
+        """
+        if self._ctx.interaction_authority is not None:
+            raise RuntimeInteractionInvariantError(
+                "a hosted interaction authority is configured; answer user questions through it"
+            )
+        check_id("session_id", session_id)
+        answers = check_answers(answers, self.limits.max_text_bytes)
+        runtime = self._ctx.sessions.get(session_id)
+        run = runtime.active_run if runtime is not None else None
+        if run is None or run.pending_requests.get(request_id) != "user_question":
+            raise NotFoundError("user question", request_id, f"in session {session_id!r}")
+        from kernel_service.core.interaction import legacy_answer
+
+        await self._runner.deliver(run, legacy_answer(run, request_id, answers, self._ctx.now()))
+
+    async def send_message(self, session_id: str, text: str, *, turn_id: str = "") -> QueuedMessage:
+        """Queue *text* for the running turn; its backend pulls it at its next step."""
+        check_id("session_id", session_id)
+        check_text("text", text, self.limits.max_text_bytes)
+        if turn_id:
+            check_id("turn_id", turn_id)
+        if self._ctx.draining:
+            raise HostDrainingError()
+        authority = self._ctx.message_authority
+        if not isinstance(authority, MessageQueue):
+            raise RuntimeInteractionInvariantError("no hosted message authority is configured")
+        await self._ctx.store.read_header(session_id)
+        run = self._running(session_id)
+        if turn_id and run.turn_id != turn_id:
+            raise OperationConflictError(
+                f"turn {turn_id!r} is not running in session {session_id!r} "
+                f"(running: {run.turn_id!r})"
+            )
+        return authority.enqueue(run.identity, text, self._ctx.now())
+
+    def _running(self, session_id: str) -> Run:
+        runtime = self._ctx.sessions.get(session_id)
+        run = runtime.active_run if runtime is not None else None
+        if run is None or not run.begun or run.stopped or run.settled.is_set():
+            raise OperationConflictError(f"session {session_id!r} has no running turn")
+        return run
+
+    # -- backends, drain, close ----------------------------------------------------------------
+
+    async def invalidate_cached_backends(self) -> None:
+        """Dispose every idle cached backend; busy ones are retired when their run settles.
+
+        Raises the disposal failures, including the stored one of every permanently
+        quarantined session (re-reported, never retried).
+        """
+        failures: list[Exception | None] = []
+        for runtime in list(self._ctx.sessions.values()):
+            failures.append(runtime.permanent_failure)
+            generation = runtime.generation
+            if generation is None or not generation.active:
+                continue
+            if runtime.active_run is not None or generation.reservations:
+                generation.retire_when_idle = True
+                continue
+            runtime.generation = None
+            try:
+                await generation.dispose()
+            except Exception as disposal_failure:
+                failures.append(disposal_failure)
+                failures.append(await self._ctx.mark_blocked(runtime.session_id))
+            runtime.note_generation(generation)
+        combined = combine_failures(failures)
+        if combined is not None:
+            raise combined
+
+    def begin_drain(self) -> None:
+        """Admit no new turns from now on (``host_draining``); :meth:`drain` stops the rest."""
+        self._ctx.draining = True
+
+    async def drain(
+        self, *, grace: float, escalation_grace: float = 5.0, source: str = "host_shutdown"
+    ) -> DrainReport:
+        """Admit no new turns; stop running ones ``after_step``, ``immediate`` after *grace*."""
+        self._ctx.draining = True
+        runs = [rt.active_run for rt in self._ctx.sessions.values() if rt.active_run is not None]
+        first = {run: self._stops.claim(run, source, "after_step") for run in runs}
+        await _wait_settled(runs, grace)
+        late = [run for run in runs if not run.settled.is_set()]
+        second = {run: self._stops.claim(run, source, "immediate") for run in late}
+        await _wait_settled(late, escalation_grace)
+        turns = []
+        for run in runs:
+            outcome: Literal["stopped_after_step", "stopped_immediately", "unsettled"]
+            if not run.settled.is_set():
+                outcome = "unsettled"
+            elif run in second:
+                outcome = "stopped_immediately"
+            else:
+                outcome = "stopped_after_step"
+            failures = [
+                _failure_of(stop)
+                for stop in itertools.chain((first[run],), (second.get(run),))
+                if stop is not None
+            ]
+            failure = combine_failures(failures)
+            turns.append(
+                DrainedTurn(
+                    session_id=run.session_id,
+                    turn_id=run.turn_id,
+                    outcome=outcome,
+                    failure=str(failure) if failure is not None else "",
+                )
+            )
+        return DrainReport(turns=tuple(turns))
+
+    async def close(self, *, dispose_timeout: float = 5.0) -> None:
+        """End readers, cancel what still runs, dispose cached backends. Idempotent.
+
+        Turns still running are left as they are on the record (``running``): like a crash,
+        the next start-up sweep marks them interrupted. Call :meth:`drain` first to stop them
+        on the record.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        self._ctx.draining = True
+        for runtime in self._ctx.sessions.values():
+            runtime.log.close()
+        await self._ctx.tasks.close()
+        generations = [
+            rt.generation
+            for rt in self._ctx.sessions.values()
+            if rt.generation is not None and rt.generation.active
+        ]
+        if generations:
+            disposals = [
+                self._ctx.tasks.spawn(generation.dispose(), name="close-dispose")
+                for generation in generations
+            ]
+            await asyncio.wait(disposals, timeout=dispose_timeout)
+        await self._ctx.tasks.close()
+
+
+async def _wait_settled(runs: Sequence[Run], seconds: float) -> None:
+    if not runs:
+        return
+    waiters = [asyncio.ensure_future(run.settled.wait()) for run in runs]
+    try:
+        await asyncio.wait(waiters, timeout=seconds)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+
+
+def _failure_of(stop: asyncio.Future[StopOutcome]) -> Exception | None:
+    if not stop.done():
+        stop.cancel()
+        return None
+    if stop.cancelled():
+        return None
+    failure = stop.exception()
+    return failure if isinstance(failure, Exception) else None

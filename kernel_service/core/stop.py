@@ -1,0 +1,190 @@
+"""Stop operations: single-flight per run, shared by every stopper.
+
+The first stop of a run (an explicit ``stop_session``, the cleanup of an abandoned turn stream,
+a drain) creates its :class:`StopOperation`; every later one awaits the same ``outcome`` and so
+sees the same result or the same error object. A retry after a failure re-reports it without
+touching the backend again.
+
+Executing a stop: wait until the run has begun (a stop claimed while the run starts fails with
+the start's own failure if it does not begin), then run the generation's backend stop and the
+interaction owner's close *concurrently* — the backend stop is started first so a slow durable
+close never delays it — and report every failure. Then project the stop, exactly once per run:
+one ``turn_state aborted``, one ``system_note abort`` with the source, header ``aborted``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from kernel_service.core.backend import StopMode, StopReason
+from kernel_service.core.context import KernelContext
+from kernel_service.core.errors import combine_failures
+from kernel_service.core.events import StoredMessage, SystemNote, TurnState
+from kernel_service.core.run import Run, StartOutcome, StopOutcome
+
+
+@dataclass(eq=False)
+class StopOperation:
+    run: Run
+    source: str
+    mode: StopMode
+    reason: StopReason
+    outcome: asyncio.Future[StopOutcome]
+    escalation: asyncio.Task[StopOutcome] | None = None
+    projected: bool = False
+    failures: list[Exception] = field(default_factory=list)
+
+    def result_view(self) -> asyncio.Future[StopOutcome]:
+        """A future for one caller: cancelling it never cancels the shared outcome."""
+        return asyncio.shield(self.outcome)
+
+
+def _retrieve(future: asyncio.Future[StopOutcome]) -> None:
+    # The failure is reported to every stopper and recorded; nobody awaiting is not an error.
+    if not future.cancelled():
+        future.exception()
+
+
+class StopCoordinator:
+    def __init__(self, ctx: KernelContext) -> None:
+        self._ctx = ctx
+
+    def claim(
+        self, run: Run, source: str, mode: StopMode, *, escalate: bool = True
+    ) -> asyncio.Future[StopOutcome]:
+        """Claim a stop against *run* now (synchronously) and return its outcome.
+
+        A run has one stop operation; later claims share it. With *escalate*, an ``immediate``
+        claim after an ``after_step`` one additionally stops the backend immediately once the
+        first stop has been delivered.
+        """
+        op = run.stop_op
+        if op is None:
+            outcome: asyncio.Future[StopOutcome] = asyncio.get_running_loop().create_future()
+            outcome.add_done_callback(_retrieve)
+            op = StopOperation(run, source, mode, "user_stop", outcome)
+            run.stop_op = op
+            self._ctx.tasks.spawn(self._execute(op), name=f"stop-{run.turn_id}", log_failure=True)
+            return op.result_view()
+        if escalate and mode == "immediate" and op.mode == "after_step":
+            if op.escalation is None:
+                op.escalation = self._ctx.tasks.spawn(self._escalate(op), name="stop-escalate")
+            return asyncio.shield(op.escalation)
+        return op.result_view()
+
+    async def _execute(self, op: StopOperation) -> None:
+        run = op.run
+        try:
+            try:
+                started = await asyncio.shield(run.start_outcome)
+            except asyncio.CancelledError:
+                raise
+            except Exception as start_failure:
+                # The run never began: the stop fails with that same cause.
+                op.outcome.set_exception(start_failure)
+                return
+            if started is StartOutcome.STALE:
+                # Stopped while still reserving: it will never begin, so nothing to stop.
+                op.outcome.set_result(StopOutcome(session_id=run.session_id, source=op.source))
+                return
+            failure = await self._stop_begun_run(op)
+        except asyncio.CancelledError:
+            if not op.outcome.done():
+                op.outcome.cancel()
+            raise
+        if failure is not None:
+            op.outcome.set_exception(failure)
+            await self._ctx.record_failure(run.session_id, run.turn_id, "stop failed", failure)
+        else:
+            op.outcome.set_result(
+                StopOutcome(
+                    session_id=run.session_id,
+                    turn_id=run.turn_id,
+                    source=op.source,
+                    mode=op.mode,
+                    reason=op.reason,
+                )
+            )
+
+    async def _stop_begun_run(self, op: StopOperation) -> Exception | None:
+        run = op.run
+        generation = run.generation
+        assert generation is not None
+        tasks = self._ctx.tasks
+        # Order matters: the backend stop task is created (and so first scheduled) before the
+        # close task, so the backend is told to stop before a slow durable close settles.
+        cleanup = [tasks.spawn(generation.stop(op.reason, op.mode), name="stop-backend")]
+        if run.interaction is not None:
+            cleanup.append(tasks.spawn(run.interaction.close("turn_stopped"), name="stop-close"))
+        await asyncio.wait(cleanup)
+        self._ctx.session(run.session_id).note_generation(generation)
+        failures: list[Exception | None] = []
+        for task in cleanup:
+            failure = task.exception()
+            if failure is not None and not isinstance(failure, Exception):
+                raise failure
+            failures.append(failure)
+        failures.extend(await self._project(op))
+        if self._ctx.session(run.session_id).permanent_failure is not None:
+            failures.append(await self._ctx.mark_blocked(run.session_id))
+        return combine_failures(failures)
+
+    async def _project(self, op: StopOperation) -> list[Exception]:
+        run = op.run
+        ctx = self._ctx
+        now = ctx.now()
+        failures: list[Exception] = []
+        entries: list[StoredMessage] = [
+            TurnState(
+                turn_id=run.turn_id,
+                status="aborted",
+                abort_source=op.source,
+                aborted_at=now,
+                id=ctx.new_id(),
+                ts=now,
+            ),
+            SystemNote(
+                kind="abort",
+                text=f"turn {run.turn_id} stopped ({op.mode}) by {op.source}",
+                turn_id=run.turn_id,
+                source=op.source,
+                id=ctx.new_id(),
+                ts=now,
+            ),
+        ]
+        try:
+            await ctx.append(run.session_id, entries)
+        except asyncio.CancelledError:
+            raise
+        except Exception as failure:
+            failures.append(failure)
+        try:
+            await ctx.store.update_header(
+                run.session_id, {"status": "aborted", "status_updated_at": now}
+            )
+        except asyncio.CancelledError:
+            raise
+        except Exception as failure:
+            failures.append(failure)
+        op.projected = True
+        return failures
+
+    async def _escalate(self, op: StopOperation) -> StopOutcome:
+        """Turn a delivered ``after_step`` stop into an ``immediate`` one (drain grace expired)."""
+        outcome = await asyncio.shield(op.outcome)
+        run = op.run
+        if run.settled.is_set() or run.generation is None:
+            return outcome
+        generation = run.generation
+        try:
+            await generation.stop(op.reason, "immediate")
+        finally:
+            self._ctx.session(run.session_id).note_generation(generation)
+        return StopOutcome(
+            session_id=outcome.session_id,
+            turn_id=outcome.turn_id,
+            source=outcome.source,
+            mode="immediate",
+            reason=outcome.reason,
+        )

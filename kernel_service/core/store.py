@@ -1,0 +1,179 @@
+"""The persistence the kernel depends on: :class:`SessionStore` and :class:`InteractionStore`.
+
+Contract shared by every implementation (and checked by one test suite against each):
+
+* ``append_messages`` commits all entries atomically, assigns consecutive ``seq`` numbers
+  (``last_seq + 1`` …) and returns the stamped entries; appending ``turn_state`` entries keeps
+  the derived :class:`TurnRecord` of their turn up to date (``user`` entries give its text).
+* Unknown sessions raise :class:`~kernel_service.core.errors.NotFoundError`; storage failures
+  raise :class:`~kernel_service.core.errors.PersistenceFailedError`.
+* ``resolve_interaction`` is a compare-and-set from ``pending``: exactly one caller wins, every
+  other gets :class:`~kernel_service.core.errors.InteractionAlreadyResolvedError`.
+* ``recover_interrupted`` is the start-up sweep for state a dead process left behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from kernel_service.core.events import (
+    InteractionKind,
+    SandboxBoundaryRequest,
+    StoredMessage,
+    UserQuestionRequest,
+)
+from kernel_service.core.session import (
+    HeaderPatch,
+    SessionHeader,
+    SessionPage,
+    SessionQuery,
+    TurnRecord,
+)
+
+InteractionStatus = Literal["pending", "answered", "timed_out", "closed"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class InteractionRecord:
+    """A sandbox-boundary request or user question and what became of it.
+
+    ``decision``/``answers`` hold the resolution (a timeout records ``deny``); ``reason`` says
+    why it was denied or closed (``timed_out``, ``turn_stopped``, ``host_restarted`` …).
+    """
+
+    session_id: str
+    request_id: str
+    turn_id: str
+    run_id: str
+    kind: InteractionKind
+    request: SandboxBoundaryRequest | UserQuestionRequest
+    status: InteractionStatus = "pending"
+    decision: str = ""
+    answers: tuple[str, ...] = ()
+    reason: str = ""
+    created_at: int = 0
+    resolved_at: int = 0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Resolution:
+    """How :meth:`InteractionStore.resolve_interaction` settles a pending request."""
+
+    status: Literal["answered", "timed_out", "closed"]
+    decision: str = ""
+    answers: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SweepReport:
+    """What the start-up sweep repaired."""
+
+    interrupted_turns: tuple[tuple[str, str], ...] = ()
+    sessions_updated: tuple[str, ...] = ()
+    interactions_closed: tuple[tuple[str, str], ...] = ()
+
+
+class SessionStore(Protocol):
+    """Session headers and their append-only logs."""
+
+    async def create(self, header: SessionHeader) -> SessionHeader: ...
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage: ...
+
+    async def read_header(self, session_id: str) -> SessionHeader: ...
+
+    async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader: ...
+
+    async def archive(self, session_id: str) -> None: ...
+
+    async def unarchive(self, session_id: str) -> None: ...
+
+    async def set_flagged(self, session_id: str, flagged: bool) -> None: ...
+
+    async def rename(self, session_id: str, name: str) -> None: ...
+
+    async def remove(self, session_id: str) -> None: ...
+
+    async def append_message(self, session_id: str, message: StoredMessage) -> StoredMessage: ...
+
+    async def append_messages(
+        self, session_id: str, messages: Sequence[StoredMessage]
+    ) -> list[StoredMessage]: ...
+
+    async def read_messages(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]: ...
+
+    async def last_seq(self, session_id: str) -> int: ...
+
+    async def list_turns(self, session_id: str) -> list[TurnRecord]: ...
+
+    async def get_turn(self, session_id: str, turn_id: str) -> TurnRecord | None: ...
+
+    async def recover_interrupted(self, now: int) -> SweepReport: ...
+
+
+class InteractionStore(Protocol):
+    """Durable interaction requests (the hosted interaction authority's memory)."""
+
+    async def put_interaction(self, record: InteractionRecord) -> None: ...
+
+    async def get_interaction(
+        self, session_id: str, request_id: str
+    ) -> InteractionRecord | None: ...
+
+    async def resolve_interaction(
+        self, session_id: str, request_id: str, resolution: Resolution, now: int
+    ) -> InteractionRecord: ...
+
+    async def close_interactions(
+        self, session_id: str, run_id: str, reason: str, now: int
+    ) -> list[InteractionRecord]: ...
+
+    async def list_interactions(
+        self, session_id: str, *, pending_only: bool = False
+    ) -> list[InteractionRecord]: ...
+
+
+def interaction_to_record(record: InteractionRecord) -> dict[str, object]:
+    from kernel_service.core.events import to_record
+
+    return {
+        "session_id": record.session_id,
+        "request_id": record.request_id,
+        "turn_id": record.turn_id,
+        "run_id": record.run_id,
+        "kind": record.kind,
+        "request": to_record(record.request),
+        "status": record.status,
+        "decision": record.decision,
+        "answers": list(record.answers),
+        "reason": record.reason,
+        "created_at": record.created_at,
+        "resolved_at": record.resolved_at,
+    }
+
+
+def interaction_from_record(data: Mapping[str, object]) -> InteractionRecord:
+    from kernel_service.core.events import from_record
+
+    request = from_record(data["request"])  # type: ignore[arg-type]
+    assert isinstance(request, SandboxBoundaryRequest | UserQuestionRequest)
+    answers = data.get("answers") or ()
+    return InteractionRecord(
+        session_id=str(data["session_id"]),
+        request_id=str(data["request_id"]),
+        turn_id=str(data["turn_id"]),
+        run_id=str(data["run_id"]),
+        kind=request.type.removesuffix("_request"),  # type: ignore[arg-type]
+        request=request,
+        status=data["status"],  # type: ignore[arg-type]
+        decision=str(data.get("decision") or ""),
+        answers=tuple(str(answer) for answer in answers),  # type: ignore[attr-defined]
+        reason=str(data.get("reason") or ""),
+        created_at=int(data.get("created_at") or 0),  # type: ignore[call-overload]
+        resolved_at=int(data.get("resolved_at") or 0),  # type: ignore[call-overload]
+    )

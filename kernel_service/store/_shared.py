@@ -1,0 +1,99 @@
+"""Rules every store applies the same way: turn records derived from the log, the sweep."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from kernel_service.core.events import StoredMessage, SystemNote, TurnState, UserMessage
+from kernel_service.core.session import SessionHeader, TurnRecord
+
+SWEEP_SOURCE = "host_restarted"
+
+
+def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord | None:
+    """The turn record after *message* (``None``: the message does not concern a turn record).
+
+    A turn's prompt (a non-queued ``user`` message) opens its record; ``turn_state`` entries move
+    its status; the first terminal state wins over ``running`` (a sweep never resurrects).
+    """
+    if isinstance(message, UserMessage) and not message.queued:
+        if turn is not None:
+            return None
+        return TurnRecord(
+            turn_id=message.turn_id,
+            status="running",
+            text=message.text,
+            started_at=message.ts,
+            first_seq=message.seq,
+        )
+    if not isinstance(message, TurnState):
+        return None
+    if turn is None:
+        turn = TurnRecord(
+            turn_id=message.turn_id,
+            status="running",
+            text="",
+            started_at=message.ts,
+            first_seq=message.seq,
+        )
+    if message.status == "running":
+        return turn
+    if turn.status != "running":
+        return None
+    return dataclasses.replace(
+        turn,
+        status=message.status,
+        ended_at=message.ts,
+        abort_source=message.abort_source,
+        aborted_at=message.aborted_at,
+    )
+
+
+def interrupted_entries(turn_id: str, now: int) -> list[StoredMessage]:
+    """What the sweep appends for a turn a dead process left ``running``."""
+    return [
+        TurnState(
+            turn_id=turn_id,
+            status="aborted",
+            abort_source=SWEEP_SOURCE,
+            aborted_at=now,
+            id=f"sweep-{turn_id}-state",
+            ts=now,
+        ),
+        SystemNote(
+            kind="interrupted",
+            text=(
+                f"turn {turn_id} was interrupted: the kernel process running it ended "
+                "before the turn did"
+            ),
+            turn_id=turn_id,
+            source=SWEEP_SOURCE,
+            id=f"sweep-{turn_id}-note",
+            ts=now,
+        ),
+    ]
+
+
+def header_to_json(header: SessionHeader) -> str:
+    data = {field.name: getattr(header, field.name) for field in dataclasses.fields(header)}
+    data["labels"] = list(header.labels)
+    data["backend_options"] = dict(header.backend_options)
+    return json.dumps(data, separators=(",", ":"))
+
+
+def header_from_json(text: str) -> SessionHeader:
+    data = json.loads(text)
+    names = {field.name for field in dataclasses.fields(SessionHeader)}
+    values = {key: value for key, value in data.items() if key in names}
+    values["labels"] = tuple(values.get("labels", ()))
+    values["backend_options"] = dict(values.get("backend_options", {}))
+    return SessionHeader(**values)
+
+
+def turn_to_json(turn: TurnRecord) -> str:
+    return json.dumps(dataclasses.asdict(turn), separators=(",", ":"))
+
+
+def turn_from_json(text: str) -> TurnRecord:
+    return TurnRecord(**json.loads(text))

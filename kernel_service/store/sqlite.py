@@ -1,0 +1,540 @@
+"""The SQLite session store (WAL), opened on the kernel's storage-root lease.
+
+**Blocking calls and the event loop.** SQLite calls block, and a commit can wait for an fsync,
+a checkpoint or a lock. None of that may stall the event loop, which also carries every gRPC
+stream, interaction timeout and drain grace period. So the store owns *one* worker thread
+(a single-thread executor) that opens the connection and runs every statement; coroutines hand
+it work and await the result. One thread and one connection also serialize all writes in the
+order they were submitted, which is all SQLite allows anyway, and keep the connection on the
+thread that created it. The price is one thread hop per call (tens of microseconds; the kernel
+benchmark measures it). A caller cancelled while its call runs does not undo it: the statement
+completes or rolls back atomically in the worker (the kernel's log publishes an append even if
+its caller went away, see :mod:`kernel_service.core.log`).
+
+**Durability.** WAL with ``synchronous=NORMAL`` by default: a committed transaction survives the
+process being killed (``kill -9``); ``synchronous=FULL`` also survives power loss, at the cost
+of an fsync per commit. Every append is one transaction, committed before the kernel streams it.
+
+**Ownership.** The store refuses every call (:class:`StoreClosedError`) once its lease's owner has
+closed, or once the store itself is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from kernel_service.core.errors import (
+    InteractionAlreadyResolvedError,
+    NotFoundError,
+    OperationConflictError,
+    PersistenceFailedError,
+    StoreClosedError,
+)
+from kernel_service.core.events import StoredMessage, from_record, to_record
+from kernel_service.core.session import (
+    HeaderPatch,
+    SessionHeader,
+    SessionPage,
+    SessionQuery,
+    SessionStatus,
+    TurnRecord,
+    decode_page_token,
+    encode_page_token,
+)
+from kernel_service.core.store import (
+    InteractionRecord,
+    Resolution,
+    SweepReport,
+    interaction_from_record,
+    interaction_to_record,
+)
+from kernel_service.store._shared import (
+    apply_to_turn,
+    header_from_json,
+    header_to_json,
+    interrupted_entries,
+    turn_from_json,
+    turn_to_json,
+)
+from maka_common.storage_root import RootLease
+
+T = TypeVar("T")
+DEFAULT_FILENAME = "kernel.sqlite3"
+SCHEMA_VERSION = 1
+Synchronous = Literal["NORMAL", "FULL"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    is_archived INTEGER NOT NULL,
+    labels TEXT NOT NULL,
+    status TEXT NOT NULL,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    header TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_newest ON sessions (created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS messages (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    turn_id TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS turns_running ON turns (status) WHERE status = 'running';
+CREATE TABLE IF NOT EXISTS interactions (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    request_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (session_id, request_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS interactions_pending
+    ON interactions (session_id, run_id) WHERE status = 'pending';
+"""
+
+
+class SqliteSessionStore:
+    """A :class:`~kernel_service.core.store.SessionStore` and ``InteractionStore`` on SQLite."""
+
+    def __init__(self, lease: RootLease, path: Path, executor: ThreadPoolExecutor) -> None:
+        self._lease = lease
+        self.path = path
+        self._executor = executor
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        lease: RootLease,
+        *,
+        filename: str = DEFAULT_FILENAME,
+        synchronous: Synchronous = "NORMAL",
+    ) -> SqliteSessionStore:
+        lease.check()
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernel-sqlite")
+        store = cls(lease, lease.root.path / filename, executor)
+        try:
+            await asyncio.get_running_loop().run_in_executor(
+                executor, functools.partial(store._connect, synchronous)
+            )
+        except sqlite3.Error as error:
+            executor.shutdown(wait=False)
+            raise PersistenceFailedError(f"cannot open {store.path}: {error}") from error
+        return store
+
+    def _connect(self, synchronous: Synchronous) -> None:
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.executescript(_SCHEMA)
+        conn.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        self._conn = conn
+
+    async def close(self) -> None:
+        """Close the connection and the worker thread. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._disconnect)
+        self._executor.shutdown(wait=True)
+
+    def _disconnect(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    async def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._closed:
+            raise StoreClosedError("the session store is closed")
+        return await asyncio.get_running_loop().run_in_executor(
+            self._executor, functools.partial(self._guarded, work)
+        )
+
+    def _guarded(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._lease.closed or self._conn is None:
+            raise StoreClosedError(f"the owner of {self._lease.root.path} has closed")
+        try:
+            return work(self._conn)
+        except sqlite3.Error as error:
+            raise PersistenceFailedError(f"sqlite: {error}") from error
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        def transaction(conn: sqlite3.Connection) -> T:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(conn)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return result
+
+        return await self._call(transaction)
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    async def create(self, header: SessionHeader) -> SessionHeader:
+        def insert(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO sessions (id, created_at, is_archived, labels, status, header) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    _session_row(header),
+                )
+            except sqlite3.IntegrityError as error:
+                raise OperationConflictError(f"session {header.id!r} already exists") from error
+
+        await self._write(insert)
+        return header
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        clauses, params = [], []
+        if query.page_token:
+            created_at, session_id = decode_page_token(query.page_token)
+            clauses.append("(created_at < ? OR (created_at = ? AND id < ?))")
+            params += [created_at, created_at, session_id]
+        if query.archived is not None:
+            clauses.append("is_archived = ?")
+            params.append(int(query.archived))
+        if query.label is not None:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(sessions.labels) WHERE value = ?)")
+            params.append(query.label)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT header FROM sessions {where} ORDER BY created_at DESC, id DESC LIMIT ?"
+        params.append(query.page_size + 1)
+
+        def select(conn: sqlite3.Connection) -> list[SessionHeader]:
+            return [header_from_json(row[0]) for row in conn.execute(sql, params)]
+
+        headers = await self._call(select)
+        page = headers[: query.page_size]
+        more = len(headers) > query.page_size
+        token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""
+        return SessionPage(sessions=tuple(page), next_page_token=token)
+
+    async def read_header(self, session_id: str) -> SessionHeader:
+        return await self._call(lambda conn: _header(conn, session_id))
+
+    async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
+        def update(conn: sqlite3.Connection) -> SessionHeader:
+            return _update_header(conn, session_id, patch)
+
+        return await self._write(update)
+
+    async def archive(self, session_id: str) -> None:
+        await self.update_header(session_id, {"is_archived": True})
+
+    async def unarchive(self, session_id: str) -> None:
+        await self.update_header(session_id, {"is_archived": False})
+
+    async def set_flagged(self, session_id: str, flagged: bool) -> None:
+        await self.update_header(session_id, {"is_flagged": flagged})
+
+    async def rename(self, session_id: str, name: str) -> None:
+        await self.update_header(session_id, {"name": name, "title_is_manual": True})
+
+    async def remove(self, session_id: str) -> None:
+        def delete(conn: sqlite3.Connection) -> None:
+            if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
+                raise NotFoundError("session", session_id)
+
+        await self._write(delete)
+
+    # -- the log -------------------------------------------------------------------------------
+
+    async def append_message(self, session_id: str, message: StoredMessage) -> StoredMessage:
+        return (await self.append_messages(session_id, [message]))[0]
+
+    async def append_messages(
+        self, session_id: str, messages: Sequence[StoredMessage]
+    ) -> list[StoredMessage]:
+        batch = list(messages)
+        return await self._write(lambda conn: _append(conn, session_id, batch))
+
+    async def read_messages(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        def select(conn: sqlite3.Connection) -> list[StoredMessage]:
+            _require_session(conn, session_id)
+            rows = conn.execute(
+                "SELECT body FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (session_id, after_seq, -1 if limit is None else limit),
+            )
+            return [from_record(json.loads(row[0])) for row in rows]
+
+        return await self._call(select)
+
+    async def last_seq(self, session_id: str) -> int:
+        def select(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT last_seq FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError("session", session_id)
+            return int(row[0])
+
+        return await self._call(select)
+
+    async def list_turns(self, session_id: str) -> list[TurnRecord]:
+        def select(conn: sqlite3.Connection) -> list[TurnRecord]:
+            _require_session(conn, session_id)
+            rows = conn.execute(
+                "SELECT record FROM turns WHERE session_id = ? ORDER BY first_seq", (session_id,)
+            )
+            return [turn_from_json(row[0]) for row in rows]
+
+        return await self._call(select)
+
+    async def get_turn(self, session_id: str, turn_id: str) -> TurnRecord | None:
+        def select(conn: sqlite3.Connection) -> TurnRecord | None:
+            _require_session(conn, session_id)
+            return _turn(conn, session_id, turn_id)
+
+        return await self._call(select)
+
+    async def recover_interrupted(self, now: int) -> SweepReport:
+        return await self._write(lambda conn: _sweep(conn, now))
+
+    # -- interactions --------------------------------------------------------------------------
+
+    async def put_interaction(self, record: InteractionRecord) -> None:
+        def insert(conn: sqlite3.Connection) -> None:
+            _require_session(conn, record.session_id)
+            try:
+                conn.execute(
+                    "INSERT INTO interactions (session_id, request_id, run_id, status, "
+                    "created_at, record) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        record.session_id,
+                        record.request_id,
+                        record.run_id,
+                        record.status,
+                        record.created_at,
+                        json.dumps(interaction_to_record(record)),
+                    ),
+                )
+            except sqlite3.IntegrityError as error:
+                raise OperationConflictError(
+                    f"interaction request {record.request_id!r} exists"
+                ) from error
+
+        await self._write(insert)
+
+    async def get_interaction(self, session_id: str, request_id: str) -> InteractionRecord | None:
+        return await self._call(lambda conn: _interaction(conn, session_id, request_id))
+
+    async def resolve_interaction(
+        self, session_id: str, request_id: str, resolution: Resolution, now: int
+    ) -> InteractionRecord:
+        def resolve(conn: sqlite3.Connection) -> InteractionRecord:
+            record = _interaction(conn, session_id, request_id)
+            if record is None:
+                raise NotFoundError("interaction request", request_id)
+            if record.status != "pending":
+                raise InteractionAlreadyResolvedError(request_id, record.status, record.reason)
+            resolved = dataclasses.replace(
+                record,
+                status=resolution.status,
+                decision=resolution.decision,
+                answers=resolution.answers,
+                reason=resolution.reason,
+                resolved_at=now,
+            )
+            _save_interaction(conn, resolved)
+            return resolved
+
+        return await self._write(resolve)
+
+    async def close_interactions(
+        self, session_id: str, run_id: str, reason: str, now: int
+    ) -> list[InteractionRecord]:
+        def close(conn: sqlite3.Connection) -> list[InteractionRecord]:
+            rows = conn.execute(
+                "SELECT record FROM interactions WHERE session_id = ? AND run_id = ? "
+                "AND status = 'pending'",
+                (session_id, run_id),
+            ).fetchall()
+            return [
+                _close_interaction(conn, _load_interaction(row[0]), reason, now) for row in rows
+            ]
+
+        return await self._write(close)
+
+    async def list_interactions(
+        self, session_id: str, *, pending_only: bool = False
+    ) -> list[InteractionRecord]:
+        def select(conn: sqlite3.Connection) -> list[InteractionRecord]:
+            sql = "SELECT record FROM interactions WHERE session_id = ?"
+            if pending_only:
+                sql += " AND status = 'pending'"
+            rows = conn.execute(sql + " ORDER BY created_at, request_id", (session_id,))
+            return [_load_interaction(row[0]) for row in rows]
+
+        return await self._call(select)
+
+
+# -- statements (run on the worker thread) -----------------------------------------------------
+
+
+def _session_row(header: SessionHeader) -> tuple[Any, ...]:
+    return (
+        header.id,
+        header.created_at,
+        int(header.is_archived),
+        json.dumps(list(header.labels)),
+        header.status,
+        header_to_json(header),
+    )
+
+
+def _require_session(conn: sqlite3.Connection, session_id: str) -> None:
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+        raise NotFoundError("session", session_id)
+
+
+def _header(conn: sqlite3.Connection, session_id: str) -> SessionHeader:
+    row = conn.execute("SELECT header FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("session", session_id)
+    return header_from_json(row[0])
+
+
+def _update_header(conn: sqlite3.Connection, session_id: str, patch: HeaderPatch) -> SessionHeader:
+    header = dataclasses.replace(_header(conn, session_id), **patch)
+    row = _session_row(header)
+    conn.execute(
+        "UPDATE sessions SET is_archived = ?, labels = ?, status = ?, header = ? WHERE id = ?",
+        (row[2], row[3], row[4], row[5], session_id),
+    )
+    return header
+
+
+def _turn(conn: sqlite3.Connection, session_id: str, turn_id: str) -> TurnRecord | None:
+    row = conn.execute(
+        "SELECT record FROM turns WHERE session_id = ? AND turn_id = ?", (session_id, turn_id)
+    ).fetchone()
+    return turn_from_json(row[0]) if row is not None else None
+
+
+def _append(
+    conn: sqlite3.Connection, session_id: str, messages: list[StoredMessage]
+) -> list[StoredMessage]:
+    row = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("session", session_id)
+    seq = int(row[0])
+    stamped = [dataclasses.replace(m, seq=seq + i) for i, m in enumerate(messages, 1)]
+    conn.executemany(
+        "INSERT INTO messages (session_id, seq, type, turn_id, ts, body) VALUES (?, ?, ?, ?, ?, ?)",
+        [(session_id, m.seq, m.type, m.turn_id, m.ts, json.dumps(to_record(m))) for m in stamped],
+    )
+    for message in stamped:
+        if message.type not in ("user", "turn_state"):
+            continue
+        turn = apply_to_turn(_turn(conn, session_id, message.turn_id), message)
+        if turn is not None:
+            conn.execute(
+                "INSERT INTO turns (session_id, turn_id, first_seq, status, record) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, turn_id) DO UPDATE SET "
+                "status = excluded.status, record = excluded.record",
+                (session_id, turn.turn_id, turn.first_seq, turn.status, turn_to_json(turn)),
+            )
+    if stamped:
+        conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (stamped[-1].seq, session_id))
+    return stamped
+
+
+def _load_interaction(text: str) -> InteractionRecord:
+    return interaction_from_record(json.loads(text))
+
+
+def _interaction(
+    conn: sqlite3.Connection, session_id: str, request_id: str
+) -> InteractionRecord | None:
+    row = conn.execute(
+        "SELECT record FROM interactions WHERE session_id = ? AND request_id = ?",
+        (session_id, request_id),
+    ).fetchone()
+    return _load_interaction(row[0]) if row is not None else None
+
+
+def _save_interaction(conn: sqlite3.Connection, record: InteractionRecord) -> None:
+    conn.execute(
+        "UPDATE interactions SET status = ?, record = ? WHERE session_id = ? AND request_id = ?",
+        (
+            record.status,
+            json.dumps(interaction_to_record(record)),
+            record.session_id,
+            record.request_id,
+        ),
+    )
+
+
+def _close_interaction(
+    conn: sqlite3.Connection, record: InteractionRecord, reason: str, now: int
+) -> InteractionRecord:
+    closed = dataclasses.replace(
+        record, status="closed", decision="deny", reason=reason, resolved_at=now
+    )
+    _save_interaction(conn, closed)
+    return closed
+
+
+def _sweep(conn: sqlite3.Connection, now: int) -> SweepReport:
+    running = conn.execute(
+        "SELECT session_id, turn_id FROM turns WHERE status = 'running' "
+        "ORDER BY session_id, first_seq"
+    ).fetchall()
+    interrupted: list[tuple[str, str]] = []
+    for session_id, turn_id in running:
+        _append(conn, session_id, interrupted_entries(turn_id, now))
+        interrupted.append((session_id, turn_id))
+    touched = {session_id for session_id, _ in interrupted}
+    stale = conn.execute(
+        "SELECT id FROM sessions WHERE status IN ('running', 'waiting_for_user')"
+    ).fetchall()
+    updated = sorted(touched | {row[0] for row in stale})
+    for session_id in updated:
+        status: SessionStatus = "aborted" if session_id in touched else "active"
+        _update_header(conn, session_id, {"status": status, "status_updated_at": now})
+    pending = conn.execute(
+        "SELECT record FROM interactions WHERE status = 'pending' ORDER BY session_id, created_at"
+    ).fetchall()
+    closed = [
+        _close_interaction(conn, _load_interaction(row[0]), "host_restarted", now)
+        for row in pending
+    ]
+    return SweepReport(
+        interrupted_turns=tuple(interrupted),
+        sessions_updated=tuple(updated),
+        interactions_closed=tuple((r.session_id, r.request_id) for r in closed),
+    )

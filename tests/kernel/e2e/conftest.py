@@ -1,0 +1,151 @@
+"""A real ``maka-kernel`` server on 127.0.0.1:0, in this process, and real channels.
+
+The harness assembles the server the way ``maka_common.server.serve`` does (service, health,
+reflection, the drain-then-stop tail) minus the process-wide signal handlers, so a test can
+register the spec's fault-injecting backend in the service's registry. Tests that need a
+separate process (kill -9, SIGTERM) start ``maka-kernel`` itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2_grpc
+from maka.kernel.v1 import kernel_pb2 as pb
+from maka.kernel.v1 import kernel_pb2_grpc
+
+from kernel_service.core import RuntimeKernel
+from kernel_service.server import SERVICE_NAME, KernelConfig, KernelService
+from maka_common.config import CommonConfig
+from maka_common.reflection import enable_reflection
+from maka_common.server import HEALTH_SERVICE_NAME, ServerHost
+from maka_common.status import error_info
+
+WORKSPACE = "/tmp/maka-kernel-e2e"
+
+
+@dataclass
+class Server:
+    service: KernelService
+    host: ServerHost
+    server: grpc.aio.Server
+    address: str
+    data_dir: Path
+    stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    channels: list[grpc.aio.Channel] = field(default_factory=list)
+    _stopper: asyncio.Task[None] | None = None
+
+    def channel(self) -> grpc.aio.Channel:
+        """A new channel: its own HTTP/2 connection to the server."""
+        channel = grpc.aio.insecure_channel(self.address)
+        self.channels.append(channel)
+        return channel
+
+    def stub(self, channel: grpc.aio.Channel | None = None) -> Any:
+        return kernel_pb2_grpc.KernelServiceStub(channel or self.channel())
+
+    @property
+    def kernel(self) -> RuntimeKernel:
+        assert self.service.kernel is not None
+        return self.service.kernel
+
+    async def _stop_when_drained(self) -> None:
+        await self.host.wait_drained()
+        await self.server.stop(2.0)
+        await self.service.close()
+        self.stopped.set()
+
+
+async def start_server(
+    data_dir: Path, *, shutdown_grace: float = 5.0, answer_timeout: float | None = None
+) -> Server:
+    common = CommonConfig(
+        service="kernel",
+        listen="127.0.0.1:0",
+        data_dir=data_dir,
+        log_level="info",
+        shutdown_grace=shutdown_grace,
+    )
+    config = KernelConfig(
+        common=common, resource_address="127.0.0.1:1", answer_timeout=answer_timeout
+    )
+    service = KernelService(config)
+    host = ServerHost(common, service)
+    await service.open(host)
+    server = grpc.aio.server()
+    service.register(server)
+    health_pb2_grpc.add_HealthServicer_to_server(host.health, server)
+    enable_reflection(server, (SERVICE_NAME, HEALTH_SERVICE_NAME))
+    port = server.add_insecure_port("127.0.0.1:0")
+    host.listen_address = f"127.0.0.1:{port}"
+    await server.start()
+    await host.set_serving(True)
+    running = Server(service, host, server, host.listen_address, data_dir)
+    running._stopper = asyncio.get_running_loop().create_task(running._stop_when_drained())
+    return running
+
+
+async def stop_server(running: Server) -> None:
+    for channel in running.channels:
+        await channel.close()
+    if not running.stopped.is_set():
+        running.host.shutdown("test teardown")
+        await running.stopped.wait()
+    assert running._stopper is not None
+    await running._stopper
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    running = await start_server(tmp_path / "data")
+    try:
+        yield running
+    finally:
+        await stop_server(running)
+
+
+async def create_session(stub: Any, **fields: Any) -> pb.Session:
+    fields.setdefault("workspace_root", WORKSPACE)
+    response = await stub.CreateSession(pb.CreateSessionRequest(**fields))
+    session: pb.Session = response.session
+    return session
+
+
+def kind(event: pb.SessionEvent) -> str:
+    return event.WhichOneof("event") or ""
+
+
+async def read_until(call: Any, wanted: str) -> list[pb.SessionEvent]:
+    """Read a StartTurn/WatchSession stream until an event of kind *wanted* (a sentinel)."""
+    seen = []
+    async for response in call:
+        seen.append(response.event)
+        if kind(response.event) == wanted:
+            return seen
+    pytest.fail(f"stream ended before {wanted}: {[kind(e) for e in seen]}")
+
+
+async def failure(call: Any) -> grpc.aio.AioRpcError:
+    """The error a call ends with (awaits unary calls, drains streams)."""
+    try:
+        if hasattr(call, "__aiter__"):
+            async for _ in call:
+                pass
+        else:
+            await call
+    except grpc.aio.AioRpcError as error:
+        return error
+    pytest.fail("expected the call to fail")
+
+
+def reason(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, dict[str, str]]:
+    info = error_info(error)
+    assert info is not None, f"no ErrorInfo on {error.code()}: {error.details()}"
+    assert info.domain == "kernel.maka"
+    return error.code(), info.reason, dict(info.metadata)

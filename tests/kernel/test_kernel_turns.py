@@ -1,0 +1,319 @@
+"""Turns through the kernel with the scripted backend: streaming, stops, admission, drain."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from kernel_service.core import (
+    HostDrainingError,
+    InvalidRequestError,
+    NotFoundError,
+    OperationConflictError,
+    SessionArchivedError,
+    SessionBusyError,
+    SessionStore,
+    SessionUpdate,
+    TurnStream,
+)
+from kernel_service.core.events import SessionEvent
+
+from .harness import Harness, kinds, make_harness
+
+
+@pytest.fixture
+async def harness(store: SessionStore) -> AsyncIterator[Harness]:
+    h = make_harness(store)
+    yield h
+    await h.close()
+
+
+async def events_until(stream: TurnStream, event_type: str) -> list[SessionEvent]:
+    seen = []
+    async for event in stream:
+        seen.append(event)
+        if event.type == event_type:
+            return seen
+    pytest.fail(f"stream ended before a {event_type} event: {[e.type for e in seen]}")
+
+
+async def test_every_streamed_event_is_committed_before_it_is_seen(harness: Harness) -> None:
+    session = await harness.session()
+    seen = []
+    async for event in harness.kernel.start_turn(
+        session.id, "t1", text="/script say hi; tool bash ls; words 3"
+    ):
+        stored = await harness.store.read_messages(session.id, after_seq=event.seq - 1, limit=1)
+        assert stored == [event]
+        seen.append(event)
+    assert [e.type for e in seen] == [
+        "text_delta",
+        "tool_call",
+        "tool_output",
+        "tool_result",
+        "text_delta",
+        "text_delta",
+        "text_delta",
+        "complete",
+        "turn_state",
+    ]
+    assert [e.seq for e in seen] == sorted({e.seq for e in seen})
+    assert seen[-1].type == "turn_state" and seen[-1].status == "completed"
+    [turn] = await harness.kernel.list_turns(session.id)
+    assert (turn.turn_id, turn.status, turn.text) == ("t1", "completed", seen and turn.text)
+    header = await harness.kernel.get_session(session.id)
+    assert (header.status, header.has_unread) == ("active", True)
+    assistant = [m for m in await harness.store.read_messages(session.id) if m.type == "assistant"]
+    assert [m.text for m in assistant] == ["hi", "word1 word2 word3 "]
+
+
+async def test_a_second_concurrent_turn_is_refused_naming_the_active_turn(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    first = harness.kernel.start_turn(session.id, "t-active", text="/script say a; hang")
+    await events_until(first, "text_delta")
+    before = await harness.store.last_seq(session.id)
+    with pytest.raises(SessionBusyError, match="t-active") as refused:
+        await anext(aiter(harness.kernel.start_turn(session.id, "t-second", text="hello")))
+    assert refused.value.active_turn_id == "t-active"
+    assert await harness.store.last_seq(session.id) == before
+    await harness.kernel.stop_session(session.id)
+    await first.aclose()
+
+
+async def test_a_retried_start_with_the_same_turn_id_is_idempotent(harness: Harness) -> None:
+    session = await harness.session()
+    text = "/script say one; ask go?; say two"
+    first = harness.kernel.start_turn(session.id, "t1", text=text)
+    [delta, question] = await events_until(first, "user_question_request")
+    retry = harness.kernel.start_turn(session.id, "t1", text=text)
+    assert [e.seq for e in await events_until(retry, "user_question_request")] == [
+        delta.seq,
+        question.seq,
+    ]
+    assert retry.attached
+    await harness.kernel.answer_user_question(session.id, question.request_id, ["yes"])
+    rest_first = [e async for e in first]
+    rest_retry = [e async for e in retry]
+    assert rest_first == rest_retry
+    assert rest_first[-1].type == "turn_state"
+    replay = [e async for e in harness.kernel.start_turn(session.id, "t1", text=text)]
+    assert replay == [delta, question, *rest_first]
+    with pytest.raises(OperationConflictError, match="different text"):
+        await anext(aiter(harness.kernel.start_turn(session.id, "t1", text="other")))
+    assert len(await harness.kernel.list_turns(session.id)) == 1
+
+
+async def test_immediate_stop_aborts_the_turn_once(harness: Harness) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say a; hang; say never")
+    await events_until(stream, "text_delta")
+    outcome = await harness.kernel.stop_session(session.id, source="stop_button")
+    assert (outcome.turn_id, outcome.mode) == ("t1", "immediate")
+    again = await harness.kernel.stop_session(session.id, source="stop_button")
+    assert again.turn_id == "t1"
+    rest = [e async for e in stream]
+    # The projection is written when the stop is delivered; the backend's own ``complete`` may
+    # land before or after it.
+    assert sorted((e.type, getattr(e, "status", getattr(e, "stop_reason", ""))) for e in rest) == [
+        ("complete", "user_stop"),
+        ("turn_state", "aborted"),
+    ]
+    log = await harness.store.read_messages(session.id)
+    assert kinds(log).count("turn_state:aborted") == 1
+    assert kinds(log).count("system_note:abort") == 1
+    assert not any(getattr(m, "text", "") == "never" for m in log)
+    assert (await harness.kernel.get_session(session.id)).status == "aborted"
+    [turn] = await harness.kernel.list_turns(session.id)
+    assert (turn.status, turn.abort_source) == ("aborted", "stop_button")
+    idle = await harness.kernel.stop_session(session.id)
+    assert idle.turn_id == ""
+
+
+async def test_after_step_stop_lets_the_current_step_finish(harness: Harness) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script ask continue?; say after")
+    await events_until(stream, "user_question_request")
+    await harness.kernel.stop_session(session.id, mode="after_step")
+    rest = [e async for e in stream]
+    texts = [e.text for e in rest if e.type == "text_delta"]
+    assert texts == ["question cancelled: turn_stopped"]
+    assert [e.stop_reason for e in rest if e.type == "complete"] == ["user_stop"]
+    assert [e.status for e in rest if e.type == "turn_state"] == ["aborted"]
+    assert next(e for e in rest if e.type == "interaction_resolved").outcome == "closed"
+
+
+async def test_backend_failure_records_an_error_and_a_failed_turn(harness: Harness) -> None:
+    session = await harness.session()
+    events = [
+        e async for e in harness.kernel.start_turn(session.id, text="/script say a; fail boom")
+    ]
+    assert [e.type for e in events] == ["text_delta", "error", "turn_state"]
+    assert events[1].message == "boom"
+    assert events[2].status == "failed"
+    events = [e async for e in harness.kernel.start_turn(session.id, text="/script dance")]
+    assert [e.type for e in events] == ["error", "turn_state"]
+    assert "unknown step 'dance'" in events[0].message
+
+
+@pytest.mark.parametrize(
+    ("turn_id", "text", "field"),
+    [
+        ("t1", "", "text"),
+        ("t1", "   ", "text"),
+        ("t1", "x" * (64 * 1024 + 1), "text"),
+        ("bad id!", "hello", "turn_id"),
+    ],
+)
+async def test_bad_turn_input_is_refused_before_anything_is_written(
+    harness: Harness, turn_id: str, text: str, field: str
+) -> None:
+    session = await harness.session()
+    before = await harness.store.last_seq(session.id)
+    with pytest.raises(InvalidRequestError) as refused:
+        harness.kernel.start_turn(session.id, turn_id, text=text)
+    assert refused.value.field == field
+    assert await harness.store.last_seq(session.id) == before
+
+
+async def test_unknown_sessions_and_bad_modes_are_refused(harness: Harness) -> None:
+    with pytest.raises(NotFoundError):
+        await anext(aiter(harness.kernel.start_turn("nope", text="hello")))
+    with pytest.raises(NotFoundError):
+        await harness.kernel.stop_session("nope")
+    session = await harness.session()
+    with pytest.raises(InvalidRequestError) as refused:
+        harness.kernel.stop_session(session.id, mode="sometime")  # type: ignore[arg-type]
+    assert refused.value.field == "mode"
+    with pytest.raises(InvalidRequestError):
+        harness.kernel.stop_session(session.id, source="Stop Button")
+
+
+async def test_archived_sessions_refuse_turns_and_archiving_stops_the_running_one(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say a; hang")
+    await events_until(stream, "text_delta")
+    header = await harness.kernel.update_session(session.id, SessionUpdate(archived=True))
+    assert header.is_archived
+    rest = [e async for e in stream]
+    [aborted] = [e for e in rest if e.type == "turn_state"]
+    assert (aborted.status, aborted.abort_source) == ("aborted", "archive")
+    with pytest.raises(SessionArchivedError):
+        await anext(aiter(harness.kernel.start_turn(session.id, text="hello")))
+
+
+async def test_sessions_can_be_updated_and_deleted_unless_busy(harness: Harness) -> None:
+    session = await harness.session(name="first", labels=("a",))
+    header = await harness.kernel.update_session(
+        session.id,
+        SessionUpdate(name="renamed", is_flagged=True, labels=["b", "b"], permission_mode="bypass"),
+    )
+    assert (header.name, header.title_is_manual, header.is_flagged, header.labels) == (
+        "renamed",
+        True,
+        True,
+        ("b",),
+    )
+    with pytest.raises(InvalidRequestError):
+        await harness.kernel.update_session(session.id, SessionUpdate(permission_mode="yolo"))
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say a; hang")
+    await events_until(stream, "text_delta")
+    with pytest.raises(SessionBusyError):
+        await harness.kernel.delete_session(session.id)
+    await harness.kernel.stop_session(session.id)
+    _ = [e async for e in stream]
+    await harness.kernel.delete_session(session.id)
+    with pytest.raises(NotFoundError):
+        await harness.kernel.get_session(session.id)
+
+
+async def test_messages_sent_into_a_running_turn_are_pulled_at_the_next_step(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    with pytest.raises(OperationConflictError, match="no running turn"):
+        await harness.kernel.send_message(session.id, "too early")
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script ask ready?; say done")
+    [question] = await events_until(stream, "user_question_request")
+    queued = await harness.kernel.send_message(session.id, "also this", turn_id="t1")
+    with pytest.raises(OperationConflictError):
+        await harness.kernel.send_message(session.id, "x", turn_id="other")
+    await harness.kernel.answer_user_question(session.id, question.request_id, ["yes"])
+    texts = [e.text async for e in stream if e.type == "text_delta"]
+    assert texts == ["answer: yes", "received: also this", "done"]
+    log = await harness.store.read_messages(session.id)
+    delivered = [m for m in log if m.type == "user" and m.queued]
+    assert [(m.id, m.text) for m in delivered] == [(queued.message_id, "also this")]
+
+
+async def test_messages_left_when_the_turn_ends_are_rejected_on_the_record(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script ask q?; say x")
+    await events_until(stream, "user_question_request")
+    await harness.kernel.send_message(session.id, "never read")
+    await harness.kernel.stop_session(session.id)
+    _ = [e async for e in stream]
+    notes = [m for m in await harness.store.read_messages(session.id) if m.type == "system_note"]
+    assert [n.kind for n in notes if n.kind == "message_rejected"] == ["message_rejected"]
+
+
+async def test_drain_stops_turns_after_step_then_immediately_and_refuses_new_ones(
+    harness: Harness,
+) -> None:
+    polite = await harness.session()
+    stubborn = await harness.session()
+    polite_stream = harness.kernel.start_turn(polite.id, "p1", text="/script ask q?; say x")
+    stubborn_stream = harness.kernel.start_turn(stubborn.id, "s1", text="/script say a; hang")
+    await events_until(polite_stream, "user_question_request")
+    await events_until(stubborn_stream, "text_delta")
+
+    report = await harness.kernel.drain(grace=0.5, escalation_grace=5)
+
+    outcomes = {(t.session_id, t.turn_id): (t.outcome, t.failure) for t in report.turns}
+    assert outcomes == {
+        (polite.id, "p1"): ("stopped_after_step", ""),
+        (stubborn.id, "s1"): ("stopped_immediately", ""),
+    }
+    with pytest.raises(HostDrainingError):
+        await anext(aiter(harness.kernel.start_turn(polite.id, text="hello")))
+    for session_id in (polite.id, stubborn.id):
+        log = kinds(await harness.store.read_messages(session_id))
+        assert log.count("turn_state:aborted") == 1
+        assert log.count("system_note:abort") == 1
+    _ = [e async for e in polite_stream] + [e async for e in stubborn_stream]
+
+
+async def test_invalidating_cached_backends_builds_a_fresh_one_next_turn(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    _ = [e async for e in harness.kernel.start_turn(session.id, text="hello")]
+    runtime = harness.kernel._ctx.sessions[session.id]
+    first = runtime.generation
+    assert first is not None
+    await harness.kernel.invalidate_cached_backends()
+    assert first.disposal_state == "disposed"
+    _ = [e async for e in harness.kernel.start_turn(session.id, text="hello again")]
+    assert runtime.generation is not None and runtime.generation.number == 2
+
+
+async def test_an_abandoned_stream_is_stopped_and_recorded(harness: Harness) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say a; hang")
+    await events_until(stream, "text_delta")
+    await stream.aclose()
+    log = await harness.store.read_messages(session.id)
+    aborted = [m for m in log if m.type == "turn_state" and m.status == "aborted"]
+    assert [m.abort_source for m in aborted] == ["stream_abandoned"]
+    runtime = harness.kernel._ctx.sessions[session.id]
+    run = runtime.active_run
+    if run is not None:
+        await asyncio.wait_for(run.settled.wait(), 5)
+    assert harness.kernel.active_turn(session.id) is None

@@ -1,0 +1,72 @@
+"""A kernel that dies mid-turn leaves state the next one's start-up sweep repairs."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from kernel_service.core import InteractionAlreadyResolvedError
+from kernel_service.store.sqlite import SqliteSessionStore
+from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+
+from .harness import kinds, make_harness
+from .test_kernel_turns import events_until
+
+
+async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = resolve_storage_root(tmp_path / "root", "kernel")
+    owner = try_acquire_root_owner(root)
+    assert owner is not None
+    store = await SqliteSessionStore.open(owner.lease)
+    harness = make_harness(store)
+    asking = await harness.session()
+    hanging = await harness.session()
+    done = await harness.session()
+    _ = [e async for e in harness.kernel.start_turn(done.id, "d1", text="hello")]
+    ask_stream = harness.kernel.start_turn(asking.id, "a1", text="/script approve deploy")
+    [request] = await events_until(ask_stream, "sandbox_boundary_request")
+    hang_stream = harness.kernel.start_turn(hanging.id, "h1", text="/script say a; hang")
+    await events_until(hang_stream, "text_delta")
+
+    # The process dies: its lease is gone at once and nothing more reaches the database.
+    caplog.set_level(logging.CRITICAL, logger="kernel_service.core")
+    owner.close()
+    await harness.close()
+    await store.close()
+
+    owner = try_acquire_root_owner(root)
+    assert owner is not None
+    store = await SqliteSessionStore.open(owner.lease)
+    try:
+        report = await store.recover_interrupted(now=5_000)
+        assert sorted(report.interrupted_turns) == sorted([(asking.id, "a1"), (hanging.id, "h1")])
+        assert sorted(report.sessions_updated) == sorted([asking.id, hanging.id])
+        assert report.interactions_closed == ((asking.id, request.request_id),)
+        for session_id, turn_id in ((asking.id, "a1"), (hanging.id, "h1")):
+            turn = await store.get_turn(session_id, turn_id)
+            assert turn is not None
+            assert (turn.status, turn.abort_source) == ("aborted", "host_restarted")
+            assert (await store.read_header(session_id)).status == "aborted"
+            log = kinds(await store.read_messages(session_id))
+            assert log[-2:] == ["turn_state:aborted", "system_note:interrupted"]
+        assert (await store.read_header(done.id)).status == "active"
+
+        restarted = make_harness(store)
+        try:
+            with pytest.raises(InteractionAlreadyResolvedError, match="host_restarted"):
+                await restarted.kernel.answer_sandbox_boundary(
+                    asking.id, request.request_id, "allow_once"
+                )
+            events = [e async for e in restarted.kernel.start_turn(asking.id, text="again")]
+            assert [e.type for e in events] == ["text_delta", "complete", "turn_state"]
+            log = kinds(await store.read_messages(asking.id))
+            assert log.count("system_note:session_resume") == 1
+        finally:
+            await restarted.close()
+    finally:
+        await store.close()
+        owner.close()
