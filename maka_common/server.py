@@ -127,8 +127,14 @@ async def serve(
     service: Service,
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    handle_signals: bool = True,
 ) -> int:
-    """Run *service* until shut down; return the process exit code."""
+    """Run *service* until shut down; return the process exit code.
+
+    With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (they are
+    process-wide): for hosting a server inside another program, such as a test, that ends it
+    through :meth:`ServerHost.shutdown` instead.
+    """
     host = ServerHost(config, service)
     try:
         await service.open(host)
@@ -163,8 +169,9 @@ async def serve(
                 host.shutdown(signal.Signals(signum).name)
 
         # Handlers go in before the "listening" line: whoever reads it may signal at once.
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, on_signal, signum)
+        if handle_signals:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(signum, on_signal, signum)
         await server.start()
         await host.set_serving(True)
         log.info(

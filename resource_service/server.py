@@ -7,6 +7,7 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
@@ -24,10 +25,10 @@ from resource_service.api.connections import ConnectionRegistry
 from resource_service.api.info import server_info
 from resource_service.api.servicer import ResourceServicer
 from resource_service.core import (
-    DrainReport,
     HostRuntimeResourceCoordinator,
     ResourceError,
     SessionAdmissionGate,
+    SessionDirectory,
     ShellRunConfig,
     ShellRunProcessManager,
     StandaloneSessionDirectory,
@@ -121,8 +122,12 @@ class ResourceService:
 
     service_names = (SERVICE_NAME,)
 
-    def __init__(self, config: ResourceConfig) -> None:
+    def __init__(self, config: ResourceConfig, *, sessions: SessionDirectory | None = None) -> None:
         self.config = config
+        #: Which sessions exist; standalone (any well-formed session id) unless given.
+        self.sessions: SessionDirectory = (
+            StandaloneSessionDirectory() if sessions is None else sessions
+        )
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
         self._store: SqliteShellRunStore | None = None
@@ -132,7 +137,13 @@ class ResourceService:
         self._residencies = _Residencies()
         self._closing = asyncio.Event()
         self._failed = False
-        self._background: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[Any]] = set()
+
+    @property
+    def connections(self) -> ConnectionRegistry:
+        """The open client connections (once :meth:`open` has run)."""
+        assert self._connections is not None
+        return self._connections
 
     async def open(self, host: ServerHost) -> None:
         self._host = host
@@ -158,7 +169,7 @@ class ResourceService:
             )
         self._coordinator = HostRuntimeResourceCoordinator(
             manager=self._manager,
-            admission=SessionAdmissionGate(StandaloneSessionDirectory()),
+            admission=SessionAdmissionGate(self.sessions),
             acquire_residency=self._residencies.acquire,
             request_drain=self._fail_stop,
         )
@@ -167,11 +178,11 @@ class ResourceService:
     def register(self, server: grpc.aio.Server) -> None:
         assert self._host is not None and self._coordinator is not None
         assert self._connections is not None
-        host = self._host
+        host, coordinator = self._host, self._coordinator
         servicer = ResourceServicer(
-            coordinator=self._coordinator,
+            coordinator=coordinator,
             connections=self._connections,
-            server_info=lambda: server_info(host),
+            server_info=lambda: server_info(host, draining=host.draining or coordinator.draining),
             shutdown=self._shutdown_rpc,
             closing=self._closing,
         )
@@ -181,28 +192,45 @@ class ResourceService:
         assert self._host is not None and self._coordinator is not None
         # Refuse new starts before this call yields: the host first reports NOT_SERVING.
         self._coordinator.begin_drain()
-        response: resource_pb2.ShutdownResponse = await self._host.shutdown("Shutdown RPC")
+        # Shielded: a caller that goes away (or whose deadline passes) must not cancel the
+        # shutdown it started; SIGTERM and later callers share the same one.
+        response: resource_pb2.ShutdownResponse = await asyncio.shield(
+            self._host.shutdown("Shutdown RPC")
+        )
         return response
 
     async def drain(self, grace: float) -> resource_pb2.ShutdownResponse:
-        """Refuse new runs, drop controllers, cancel live runs; wait up to *grace*."""
+        """Refuse new runs, drop controllers, cancel live runs; wait up to *grace*.
+
+        The report says how the runs live at the start of the drain ended within *grace*, and
+        which had not ended by then. Those are not abandoned: their kill sequence skips the
+        rest of its grace period (SIGKILL now), and :meth:`close` waits for their final states
+        to be recorded before the process exits.
+        """
         assert self._coordinator is not None and self._manager is not None
         self._coordinator.begin_drain()
-        unfinished = 0
+        closing = asyncio.ensure_future(self._coordinator.close())
+        self._background.add(closing)
+        closing.add_done_callback(self._background.discard)
         try:
-            report = await asyncio.wait_for(asyncio.shield(self._coordinator.close()), grace)
+            report = await asyncio.wait_for(asyncio.shield(closing), grace)
         except TimeoutError:
-            unfinished = self._manager.live_counts()[0]
-            report = DrainReport()
-            log.warning("%d run(s) still ending after the %.1f s grace period", unfinished, grace)
+            report = self._manager.drain_progress()
+            self._manager.hurry()
+            log.warning(
+                "%d run(s) still ending after the %.1f s shutdown grace period; killing them: %s",
+                len(report.unfinished),
+                grace,
+                ", ".join(report.unfinished),
+            )
         self._closing.set()
         log.info(
             "drained: %s; %d unfinished; %d lost",
             dict(report.ended) or "no live runs",
-            unfinished,
+            len(report.unfinished),
             report.lost,
         )
-        return convert.drain_to_proto(report, unfinished=unfinished)
+        return convert.drain_to_proto(report)
 
     async def close(self) -> None:
         self._closing.set()

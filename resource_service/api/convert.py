@@ -185,12 +185,13 @@ def control_result_to_proto(result: ControlResult) -> pb.ControlControllerRespon
     )
 
 
-def drain_to_proto(report: DrainReport, *, unfinished: int) -> pb.ShutdownResponse:
+def drain_to_proto(report: DrainReport) -> pb.ShutdownResponse:
     return pb.ShutdownResponse(
         ended=[
             pb.RunCount(status=_STATUS[status], count=count)
             for status, count in sorted(report.ended.items())
         ],
         lost=report.lost,
-        unfinished=unfinished,
+        unfinished=len(report.unfinished),
+        unfinished_refs=list(report.unfinished),
     )

@@ -18,7 +18,8 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def server_info(host: ServerHost) -> resource_pb2.GetServerInfoResponse:
+def server_info(host: ServerHost, *, draining: bool) -> resource_pb2.GetServerInfoResponse:
+    """*draining*: new work is refused (a shutdown began, or the fail-stop latch tripped)."""
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return resource_pb2.GetServerInfoResponse(
@@ -27,6 +28,6 @@ def server_info(host: ServerHost) -> resource_pb2.GetServerInfoResponse:
         listen_address=host.listen_address,
         data_dir=str(host.config.service_data_dir),
         started_at=started,
-        draining=host.draining,
+        draining=draining,
         pid=os.getpid(),
     )

@@ -74,7 +74,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def OpenConnection(
         self, request: pb.OpenConnectionRequest, context: _Context
     ) -> AsyncIterator[pb.OpenConnectionResponse]:
-        connection = self._connections.open(request.client_name)
+        connection = self._connections.open(request.client_name, peer=context.peer())
         try:
             yield pb.OpenConnectionResponse(connection_id=connection.connection_id)
             # The connection lives as long as this stream: until the client cancels it or
@@ -191,7 +191,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
             raise InvalidRequestError("the first message must be start", field="start")
         start = first.start
         # The stream is its own connection: a lease it takes ends with it.
-        connection = self._connections.open("attach", surface="attach")
+        connection = self._connections.open("attach", peer=context.peer(), surface="attach")
         try:
             attachment = await self._coordinator.attach(
                 start.session_id,
@@ -313,21 +313,28 @@ async def _attach_events(
 
 
 async def _until(stop: asyncio.Event, source: AsyncIterator[_T]) -> AsyncIterator[_T]:
-    """Items of *source* until it ends or *stop* is set."""
+    """Items of *source* until it ends or *stop* is set.
+
+    However this ends (also when the call is cancelled), a pending ``anext`` is cancelled and
+    awaited first, so that *source* is no longer running when its owner closes it.
+    """
     stopped = asyncio.ensure_future(stop.wait())
+    item: asyncio.Future[_T] | None = None
     try:
         while True:
             item = asyncio.ensure_future(anext(source))
             await asyncio.wait({item, stopped}, return_when=asyncio.FIRST_COMPLETED)
             if not item.done():
-                item.cancel()
-                with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                    await item
                 return
             try:
                 value = item.result()
             except StopAsyncIteration:
                 return
+            item = None
             yield value
     finally:
         stopped.cancel()
+        if item is not None and not item.done():
+            item.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await item

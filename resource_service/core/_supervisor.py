@@ -66,6 +66,9 @@ class RunSupervisor:
         self.tasks: set[asyncio.Task[Any]] = set()
         #: Set by the manager when draining begins: admitted runs not yet spawned are cancelled.
         self.draining = False
+        #: Set when the host can wait no longer (its shutdown grace ran out): every termination,
+        #: running or to come, skips the rest of its grace period and goes straight to SIGKILL.
+        self.hurry = asyncio.Event()
 
     async def launch(self, run: LiveRun, request: BashInput) -> ShellRunRecord:
         try:
@@ -292,6 +295,7 @@ class RunSupervisor:
                 process.exit_watch,
                 grace=self._config.termination_grace,
                 kill_timeout=self._config.kill_timeout,
+                hurry=self.hurry,
             )
         )
         run.termination_task.add_done_callback(lambda task: self.check_termination(run, task))

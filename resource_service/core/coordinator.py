@@ -12,7 +12,7 @@ import contextlib
 import logging
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from resource_service.core.admission import SessionAdmissionGate, SessionInfo
@@ -20,6 +20,7 @@ from resource_service.core.errors import (
     HostDrainingError,
     InternalFailureError,
     InvalidRequestError,
+    NotFoundError,
     OperationConflictError,
     ResourceError,
     ShellRunPtyControlClosedError,
@@ -60,6 +61,10 @@ class ConnectionContext:
     host_epoch: str = ""
     surface: str = ""
     principal: str = "local_os_user"
+    #: Whether the connection is still open, if it can close (``None``: it never closes). A
+    #: lease is only ever granted to an open connection, so one that closes while its acquire
+    #: waits cannot leave a lease behind that nobody will release.
+    is_open: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
 
 
 class Residency(Protocol):
@@ -204,9 +209,10 @@ class HostRuntimeResourceCoordinator:
         self, session_id: str, *, after_change_seq: int = 0
     ) -> AsyncGenerator[ShellRunRecord, None]:
         """The session's run changes after *after_change_seq*: replay, then live."""
-        await self._admission.check(session_id)
-        async for record in self._manager.watch(session_id, after_change_seq=after_change_seq):
-            yield record
+        with self._internal_failures("watch"):
+            await self._admission.check(session_id)
+            async for record in self._manager.watch(session_id, after_change_seq=after_change_seq):
+                yield record
 
     async def attach(
         self, session_id: str, ref: str, *, after_sequence: int = 0, coalesce: int = 0
@@ -257,6 +263,11 @@ class HostRuntimeResourceCoordinator:
                         "closed; it cannot be controlled"
                     )
                 self._refuse_if_draining()
+                if connection.is_open is not None and not connection.is_open():
+                    raise NotFoundError(
+                        f"connection {connection.connection_id} has closed; open a new one",
+                        field="connection_id",
+                    )
                 next_sequence = self._leases.acquire(
                     identity.ref, connection.connection_id, identity.controller_id
                 )
@@ -282,13 +293,18 @@ class HostRuntimeResourceCoordinator:
         request.control.check()
         with self._internal_failures("control_controller"):
             await self._admission.check(request.session_id)
-            earlier = self._leases.check_control(
-                request.ref,
-                connection.connection_id,
-                request.controller_id,
-                request.sequence,
-                request.control,
-            )
+            try:
+                earlier = self._leases.check_control(
+                    request.ref,
+                    connection.connection_id,
+                    request.controller_id,
+                    request.sequence,
+                    request.control,
+                )
+            except OperationConflictError:
+                # A ref that names no run of the session is NOT_FOUND, not a conflict.
+                await self._manager.inspect(request.session_id, request.ref)
+                raise
             if earlier is not None:
                 return earlier
             control = request.control

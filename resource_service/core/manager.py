@@ -87,11 +87,14 @@ class ShellRunPage:
 
 @dataclass(frozen=True)
 class DrainReport:
-    """How the runs that were live when draining began ended."""
+    """How the runs that were live when draining began have ended (so far)."""
 
     ended: Mapping[ShellRunStatus, int] = field(default_factory=dict)
     #: Runs whose end could not be recorded (the store failed).
     lost: int = 0
+    #: Refs of runs still ending when the report was made (only in a report taken before the
+    #: drain finished, see :meth:`ShellRunProcessManager.drain_progress`).
+    unfinished: tuple[str, ...] = ()
 
 
 class ShellRunProcessManager:
@@ -335,6 +338,13 @@ class ShellRunProcessManager:
         if after_sequence < 0:
             raise InvalidRequestError("after_sequence must not be negative", field="after_sequence")
         run = self._require_live(session_id, ref)
+        if after_sequence > run.log.last_sequence:
+            # Following from there would silently skip output still to come.
+            raise InvalidRequestError(
+                f"after_sequence {after_sequence} is beyond the newest output sequence "
+                f"{run.log.last_sequence}",
+                field="after_sequence",
+            )
         return run.log.follow(after_sequence, coalesce=coalesce)
 
     def last_output_sequence(self, session_id: str, ref: str) -> int:
@@ -423,16 +433,21 @@ class ShellRunProcessManager:
                 *(asyncio.shield(run.terminal) for run in runs), return_exceptions=True
             )
         if self._drain_report is None:
-            ended: Counter[ShellRunStatus] = Counter()
-            lost = 0
-            for run in self._drained:
-                if run.terminal.cancelled() or run.terminal.exception() is not None:
-                    lost += 1
-                else:
-                    ended[run.terminal.result().status] += 1
-            self._drain_report = DrainReport(ended=dict(ended), lost=lost)
+            self._drain_report = _drain_report(self._drained)
             self._drained = []
         return self._drain_report
+
+    def drain_progress(self) -> DrainReport:
+        """The drain report as of now: how the runs live when draining began have ended so
+        far, and which are still ending (``unfinished``). Empty before draining begins."""
+        if self._drain_report is not None:
+            return self._drain_report
+        return _drain_report(self._drained)
+
+    def hurry(self) -> None:
+        """The host can wait no longer (its shutdown grace ran out): every termination, now
+        and later, skips the rest of its grace period and sends SIGKILL at once."""
+        self._runs.hurry.set()
 
     async def close(self) -> DrainReport:
         """Drain, wait for every task the manager owns, and end all watches; idempotent."""
@@ -499,6 +514,20 @@ class ShellRunProcessManager:
 
 
 _NOT_PTY = "{ref} is a pipes run; input and resize need a PTY run (start one with pty=true)"
+
+
+def _drain_report(runs: list[LiveRun]) -> DrainReport:
+    ended: Counter[ShellRunStatus] = Counter()
+    lost = 0
+    unfinished: list[str] = []
+    for run in runs:
+        if not run.terminal.done():
+            unfinished.append(run.ref)
+        elif run.terminal.cancelled() or run.terminal.exception() is not None:
+            lost += 1
+        else:
+            ended[run.terminal.result().status] += 1
+    return DrainReport(ended=dict(ended), lost=lost, unfinished=tuple(unfinished))
 
 
 def _parse_page_token(token: str) -> tuple[int, str] | None:

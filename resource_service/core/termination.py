@@ -115,10 +115,16 @@ class ExitWatch:
 
 
 async def terminate_group(
-    pgid: int, exited: ExitWatch, *, grace: float, kill_timeout: float
+    pgid: int,
+    exited: ExitWatch,
+    *,
+    grace: float,
+    kill_timeout: float,
+    hurry: asyncio.Event | None = None,
 ) -> TerminationStep:
     """TERM (and CONT, so a stopped group can act on it) to the group, wait up to *grace*,
-    then KILL and wait up to *kill_timeout* for the leader to exit.
+    then KILL and wait up to *kill_timeout* for the leader to exit. Setting *hurry* ends the
+    grace period at once (the host has no more time to give).
 
     The caller must not reap the leader until this returns or the watch is set.
     """
@@ -126,12 +132,31 @@ async def terminate_group(
         return TerminationStep.EXITED
     signal_group(pgid, signal.SIGTERM)
     signal_group(pgid, signal.SIGCONT)
-    if await exited.wait(grace):
+    if await _exits_within(exited, grace, hurry):
         return TerminationStep.TERM
     signal_group(pgid, signal.SIGKILL)
     if await exited.wait(kill_timeout):
         return TerminationStep.KILL
     return TerminationStep.SURVIVED
+
+
+async def _exits_within(exited: ExitWatch, grace: float, hurry: asyncio.Event | None) -> bool:
+    """Wait up to *grace* for the exit, or until *hurry* is set; ``True`` if it exited."""
+    if hurry is None:
+        return await exited.wait(grace)
+    if hurry.is_set():
+        return exited.is_set()
+    waiters = {
+        asyncio.ensure_future(exited.wait(grace)),
+        asyncio.ensure_future(hurry.wait()),
+    }
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+        await asyncio.gather(*waiters, return_exceptions=True)
+    return exited.is_set()
 
 
 @dataclass(frozen=True)

@@ -84,14 +84,19 @@ class Host:
 
 
 async def open_host(
-    base: Path, *, config: ShellRunConfig = TEST_CONFIG, admit_unknown: bool = True
+    base: Path,
+    *,
+    config: ShellRunConfig = TEST_CONFIG,
+    admit_unknown: bool = True,
+    sessions: StandaloneSessionDirectory | None = None,
 ) -> Host:
     root = resolve_storage_root(base / "interactive", "resource")
     owner = try_acquire_root_owner(root)
     assert owner is not None, "expected to own the storage root"
     store = await SqliteShellRunStore.open(owner.lease)
     manager = await ShellRunProcessManager.open(store=store, config=config)
-    sessions = StandaloneSessionDirectory(admit_unknown=admit_unknown, default_cwd=str(base))
+    if sessions is None:
+        sessions = StandaloneSessionDirectory(admit_unknown=admit_unknown, default_cwd=str(base))
     host: Host
     coordinator = HostRuntimeResourceCoordinator(
         manager=manager,

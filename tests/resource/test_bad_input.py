@@ -11,9 +11,11 @@ import pytest
 from resource_service.core import (
     REF_PREFIX,
     ControllerIdentity,
+    ControlRequest,
     HostRuntimeResourceCoordinator,
     InvalidRequestError,
     NotFoundError,
+    PtyControl,
     ResourceError,
     SessionArchivedError,
 )
@@ -84,6 +86,15 @@ CASES: list[tuple[str, Call, type[ResourceError], str]] = [
         "unknown ref: release",
         lambda c, _: c.release_controller(
             ControllerIdentity(SESSION_ID, UNKNOWN_REF, "k"), FIRST_CONNECTION
+        ),
+        NotFoundError,
+        "ref",
+    ),
+    (
+        "unknown ref: control",
+        lambda c, _: c.control_controller(
+            ControlRequest(SESSION_ID, UNKNOWN_REF, "k", 1, PtyControl(kind="input", input="x")),
+            FIRST_CONNECTION,
         ),
         NotFoundError,
         "ref",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import signal
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from resource_service.core import (
+    DrainReport,
     HostDrainingError,
     PersistenceFailedError,
     ResourceExhaustedError,
@@ -21,8 +23,10 @@ from tests.resource.conftest import (
     Host,
     bash_input,
     close_host,
+    helper,
     open_host,
     process_gone,
+    read_until,
 )
 
 
@@ -139,3 +143,38 @@ async def test_close_is_idempotent_and_reports_how_runs_ended(host: Host) -> Non
     assert await host.coordinator.close() == first
     with pytest.raises(HostDrainingError):
         await host.coordinator.run_foreground_bash(bash_input("true", "call.c"))
+
+
+async def test_a_drain_report_taken_early_lists_what_is_still_ending_and_hurry_kills_it(
+    tmp_path: Path,
+) -> None:
+    # A termination grace far longer than the test: only hurry() can end the stubborn run.
+    host = await open_host(tmp_path, config=dataclasses.replace(TEST_CONFIG, termination_grace=60))
+    try:
+        coordinator, manager = host.coordinator, host.manager
+        quick = await coordinator.run_background_bash(bash_input("sleep 60", "call.quick"))
+        stubborn = await coordinator.run_background_bash(
+            bash_input(f'trap "" TERM; {helper("ignore_term.py")}', "call.stubborn")
+        )
+        await read_until(manager, stubborn.ref, b"READY")
+        assert manager.drain_progress() == DrainReport()  # nothing is draining yet
+
+        coordinator.begin_drain()
+        await manager.wait_terminal(SESSION_ID, quick.ref)
+        progress = manager.drain_progress()
+        assert dict(progress.ended) == {"cancelled": 1}
+        assert progress.unfinished == (stubborn.ref,)
+        assert progress.lost == 0
+
+        manager.hurry()  # the host's shutdown grace ran out: SIGKILL now
+        report = await asyncio.wait_for(coordinator.close(), timeout=20)
+        assert dict(report.ended) == {"cancelled": 2}
+        assert report.unfinished == ()
+        assert manager.drain_progress() == report
+        final = await coordinator.get(SESSION_ID, stubborn.ref)
+        assert (final.status, final.exit_code, final.signal) == ("cancelled", 130, signal.SIGKILL)
+        assert final.process is not None and process_gone(final.process.pid)
+        assert host.active_residencies == 0
+        assert host.drain_requests == []
+    finally:
+        await close_host(host)

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from resource_service.core import (
+    InvalidRequestError,
     OutputChunk,
     OutputGap,
     PtyOutput,
@@ -93,6 +94,21 @@ async def test_attach_replays_from_a_sequence_with_the_current_screen(host: Host
     assert isinstance(after.screen, PtyOutput)
     assert "three" in after.screen.screen
     assert [event async for event in after.events] == []
+
+
+async def test_attaching_after_a_sequence_not_yet_written_is_invalid(host: Host) -> None:
+    started = await host.coordinator.run_background_bash(
+        bash_input("echo one; sleep 60", "call.future")
+    )
+    await read_until(host.manager, started.ref, b"one")
+    newest = host.manager.last_output_sequence(SESSION_ID, started.ref)
+    current = await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=newest)
+    assert current.output_sequence == newest
+    with pytest.raises(InvalidRequestError) as refused:
+        await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=newest + 1)
+    assert refused.value.field == "after_sequence"
+    await host.coordinator.stop(SESSION_ID, started.ref)
+    assert [event async for event in current.events] == []  # nothing after "one"
 
 
 async def test_a_slow_follower_is_told_what_it_missed(host: Host) -> None:

@@ -11,7 +11,9 @@ import pytest
 
 from resource_service.core import (
     CANCELLED_MESSAGE,
+    InternalFailureError,
     PipesOutput,
+    ProcessIdentity,
     ShellRunUpdate,
     timed_out_message,
 )
@@ -176,5 +178,7 @@ async def test_terminal_fields_never_change_and_revisions_grow_by_one(host: Host
     # Stopping and querying later do not touch a terminal record.
     await host.coordinator.stop(SESSION_ID, done.ref)
     assert await host.coordinator.get(SESSION_ID, done.ref) == done
-    with pytest.raises(Exception, match="terminal runs never change"):
+    with pytest.raises(InternalFailureError, match="terminal runs never change"):
         done.finished(status="cancelled", now=0, output=done.output)
+    with pytest.raises(InternalFailureError, match="cannot start from status completed"):
+        done.started(process=ProcessIdentity(1, 1, "boot"), now=0)

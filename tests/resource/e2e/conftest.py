@@ -1,15 +1,16 @@
 """A real ``maka-resource`` server on 127.0.0.1:0, in this process, and real channels.
 
-The harness assembles the server the way ``maka_common.server.serve`` does (service, health,
-reflection, the drain-then-stop tail) minus the process-wide signal handlers, so a test can look
-at the service's counters the way the spec's fixture does. Tests that need a separate process
-(kill -9, SIGTERM, a second owner) start ``maka-resource`` itself.
+The server runs through ``maka_common.server.serve`` itself, the path ``maka-resource`` takes
+(health, reflection, drain, stop, close), only without the process-wide signal handlers, so a
+test can look at the service's counters the way the spec's fixture does. Tests that need a
+separate process (kill -9, SIGTERM, a second owner) start ``maka-resource`` itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,14 +23,26 @@ from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
 
 from maka_common.config import CommonConfig
-from maka_common.reflection import enable_reflection
-from maka_common.server import HEALTH_SERVICE_NAME, ServerHost
+from maka_common.server import ServerHost, serve
 from maka_common.status import error_info
-from resource_service.core import ShellRunConfig
+from resource_service.core import SessionDirectory, ShellRunConfig
 from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
 
 E2E_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
 SESSION_ID = "real-resource-session"
+
+
+class _Unexpected(logging.Handler):
+    """Collects the "unexpected error" records of the API's status mapping."""
+
+    logger = logging.getLogger("maka.resource.api")
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
 
 
 @dataclass
@@ -38,16 +51,22 @@ class Server:
 
     service: ResourceService
     host: ServerHost
-    server: grpc.aio.Server
     address: str
     data_dir: Path
+    #: ``serve()`` itself; its result is the exit code ``maka-resource`` would exit with.
+    serving: asyncio.Task[int]
     stopped: asyncio.Event = field(default_factory=asyncio.Event)
-    _stopper: asyncio.Task[None] | None = None
     channels: list[grpc.aio.Channel] = field(default_factory=list)
+    #: Calls that failed with an exception the service did not expect (a bug, logged by the
+    #: status mapping as INTERNAL): :func:`stop_server` fails the test if there are any.
+    unexpected: _Unexpected = field(default_factory=_Unexpected)
 
     def channel(self) -> grpc.aio.Channel:
-        """A new channel: its own HTTP/2 connection to the server."""
-        channel = grpc.aio.insecure_channel(self.address)
+        """A new channel with its own TCP (HTTP/2) connection to the server: without a local
+        subchannel pool, gRPC would share one connection between channels to one address."""
+        channel = grpc.aio.insecure_channel(
+            self.address, options=[("grpc.use_local_subchannel_pool", 1)]
+        )
         self.channels.append(channel)
         return channel
 
@@ -66,46 +85,78 @@ class Server:
     def failed(self) -> bool:
         return self.service._failed
 
-    async def _stop_when_drained(self) -> None:
-        # The tail of maka_common.server.serve: after a drain, stop the server, then close.
-        await self.host.wait_drained()
-        await self.server.stop(2.0)
-        await self.service.close()
-        self.stopped.set()
+
+class _ListeningLine(logging.Handler):
+    """Sets an event on the ``listening on`` line ``serve()`` logs for *data_dir* once it
+    serves: the sentinel the process tests read from stderr, read here from the log."""
+
+    def __init__(self, data_dir: Path) -> None:
+        super().__init__(logging.INFO)
+        self.data_dir = str(data_dir)
+        self.event = asyncio.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if " listening on " in message and self.data_dir in message:
+            self.event.set()
 
 
-async def start_server(data_dir: Path, shell: ShellRunConfig = E2E_CONFIG) -> Server:
+async def start_server(
+    data_dir: Path,
+    shell: ShellRunConfig = E2E_CONFIG,
+    *,
+    sessions: SessionDirectory | None = None,
+    shutdown_grace: float = 10.0,
+) -> Server:
     common = CommonConfig(
         service="resource",
         listen="127.0.0.1:0",
         data_dir=data_dir,
         log_level="info",
-        shutdown_grace=10.0,
+        shutdown_grace=shutdown_grace,
     )
-    service = ResourceService(ResourceConfig(common=common, shell=shell))
-    host = ServerHost(common, service)
-    await service.open(host)
-    server = grpc.aio.server()
-    service.register(server)
-    health_pb2_grpc.add_HealthServicer_to_server(host.health, server)
-    enable_reflection(server, (SERVICE_NAME, HEALTH_SERVICE_NAME))
-    port = server.add_insecure_port("127.0.0.1:0")
-    host.listen_address = f"127.0.0.1:{port}"
-    await server.start()
-    await host.set_serving(True)
-    running = Server(service, host, server, host.listen_address, data_dir)
-    running._stopper = asyncio.get_running_loop().create_task(running._stop_when_drained())
+    service = ResourceService(ResourceConfig(common=common, shell=shell), sessions=sessions)
+    listening = _ListeningLine(common.service_data_dir)
+    logger = logging.getLogger("maka.server")
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(listening)
+    try:
+        serving = asyncio.get_running_loop().create_task(
+            serve(common, service, handle_signals=False)
+        )
+        ready = asyncio.ensure_future(listening.event.wait())
+        await asyncio.wait({serving, ready}, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ready
+    finally:
+        logger.removeHandler(listening)
+        logger.setLevel(level)
+    if serving.done():
+        raise AssertionError(f"serve() returned {serving.result()} before listening")
+    host = service._host
+    assert host is not None
+    running = Server(service, host, host.listen_address, data_dir, serving)
+    serving.add_done_callback(lambda _: running.stopped.set())
+    _Unexpected.logger.addHandler(running.unexpected)
     return running
 
 
-async def stop_server(running: Server) -> None:
+async def stop_server(running: Server) -> int:
+    """Shut the server down (if it is not already) and return ``serve()``'s exit code."""
     for channel in running.channels:
         await channel.close()
-    if not running.stopped.is_set():
+    if not running.serving.done():
         running.host.shutdown("test teardown")
-        await running.stopped.wait()
-    assert running._stopper is not None
-    await running._stopper
+    try:
+        code = await running.serving
+    finally:
+        _Unexpected.logger.removeHandler(running.unexpected)
+    assert code == 0
+    unexpected = [logging.Formatter().format(record) for record in running.unexpected.records]
+    assert not unexpected, "calls failed unexpectedly:\n" + "\n".join(unexpected)
+    return code
 
 
 @pytest.fixture

@@ -51,6 +51,10 @@ async def test_runs_pipes_and_serializes_one_pty_controller_across_two_connectio
     first_connection, first_keepalive = await open_connection(first, "connection-1")
     second_connection, second_keepalive = await open_connection(second, "connection-2")
     assert first_connection != second_connection
+    # Two channels are two real connections: their streams come from two client sockets.
+    connections = server.service.connections
+    assert connections.peer(first_connection) != connections.peer(second_connection)
+    assert str(connections.peer(first_connection)).startswith("ipv4:127.0.0.1:")
 
     events = [
         event

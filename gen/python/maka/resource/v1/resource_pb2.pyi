@@ -1259,7 +1259,9 @@ class AttachStart(_message.Message):
     ref: _builtins.str
     """The run's reference."""
     after_sequence: _builtins.int
-    """Replay output chunks after this sequence (0: everything still kept)."""
+    """Replay output chunks after this sequence (0: everything still kept). Larger than the
+    run's newest output sequence is INVALID_ARGUMENT: it would skip output still to come.
+    """
     controller_id: _builtins.str
     """If set, take the controller lease under this id for the stream's lifetime."""
     def __init__(
@@ -1515,20 +1517,29 @@ Global___RunCount: _TypeAlias = RunCount  # noqa: Y015
 
 @_typing.final
 class ShutdownResponse(_message.Message):
-    """ShutdownResponse reports how the live runs ended."""
+    """ShutdownResponse reports how the runs live at shutdown ended within the grace period."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     ENDED_FIELD_NUMBER: _builtins.int
     LOST_FIELD_NUMBER: _builtins.int
     UNFINISHED_FIELD_NUMBER: _builtins.int
+    UNFINISHED_REFS_FIELD_NUMBER: _builtins.int
     lost: _builtins.int
     """Runs whose end could not be recorded (the store failed)."""
     unfinished: _builtins.int
-    """Runs still not ended when the shutdown grace period ran out."""
+    """Runs still not ended when the shutdown grace period ran out. The server then kills them
+    at once (SIGKILL, no further grace) and records their final state before it exits.
+    """
     @_builtins.property
     def ended(self) -> _containers.RepeatedCompositeFieldContainer[Global___RunCount]:
-        """For each terminal status, how many of the runs live at shutdown ended in it."""
+        """For each terminal status, how many of the runs live at shutdown ended in it within the
+        grace period (also when the grace period ran out before every run had ended).
+        """
+
+    @_builtins.property
+    def unfinished_refs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The refs of those unfinished runs."""
 
     def __init__(
         self,
@@ -1536,10 +1547,11 @@ class ShutdownResponse(_message.Message):
         ended: _abc.Iterable[Global___RunCount] | None = ...,
         lost: _builtins.int = ...,
         unfinished: _builtins.int = ...,
+        unfinished_refs: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended", b"ended", "lost", b"lost", "unfinished", b"unfinished"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended", b"ended", "lost", b"lost", "unfinished", b"unfinished", "unfinished_refs", b"unfinished_refs"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -221,7 +221,8 @@ class ResourceServiceServicer:
     def Shutdown(self, request, context):
         """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
         "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
-        answers with how the runs ended, then the server stops.
+        answers with how the runs ended within the shutdown grace period (and which had not),
+        then the server stops. A caller that goes away does not stop the shutdown it began.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -92,7 +92,8 @@ class ResourceServiceStub:
     Shutdown: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]
     """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
     "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
-    answers with how the runs ended, then the server stops.
+    answers with how the runs ended within the shutdown grace period (and which had not),
+    then the server stops. A caller that goes away does not stop the shutdown it began.
     """
 
 @_typing.type_check_only
@@ -159,7 +160,8 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     Shutdown: _aio.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]  # type: ignore[assignment]
     """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
     "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
-    answers with how the runs ended, then the server stops.
+    answers with how the runs ended within the shutdown grace period (and which had not),
+    then the server stops. A caller that goes away does not stop the shutdown it began.
     """
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -301,7 +303,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_resource_pb2.ShutdownResponse, _abc.Awaitable[_resource_pb2.ShutdownResponse]]:
         """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
         "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
-        answers with how the runs ended, then the server stops.
+        answers with how the runs ended within the shutdown grace period (and which had not),
+        then the server stops. A caller that goes away does not stop the shutdown it began.
         """
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

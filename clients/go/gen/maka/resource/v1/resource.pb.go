@@ -2468,7 +2468,8 @@ type AttachStart struct {
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
-	// Replay output chunks after this sequence (0: everything still kept).
+	// Replay output chunks after this sequence (0: everything still kept). Larger than the
+	// run's newest output sequence is INVALID_ARGUMENT: it would skip output still to come.
 	AfterSequence int64 `protobuf:"varint,3,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
 	// If set, take the controller lease under this id for the stream's lifetime.
 	ControllerId  string `protobuf:"bytes,4,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
@@ -3071,17 +3072,21 @@ func (x *RunCount) GetCount() int32 {
 	return 0
 }
 
-// ShutdownResponse reports how the live runs ended.
+// ShutdownResponse reports how the runs live at shutdown ended within the grace period.
 type ShutdownResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// For each terminal status, how many of the runs live at shutdown ended in it.
+	// For each terminal status, how many of the runs live at shutdown ended in it within the
+	// grace period (also when the grace period ran out before every run had ended).
 	Ended []*RunCount `protobuf:"bytes,1,rep,name=ended,proto3" json:"ended,omitempty"`
 	// Runs whose end could not be recorded (the store failed).
 	Lost int32 `protobuf:"varint,2,opt,name=lost,proto3" json:"lost,omitempty"`
-	// Runs still not ended when the shutdown grace period ran out.
-	Unfinished    int32 `protobuf:"varint,3,opt,name=unfinished,proto3" json:"unfinished,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// Runs still not ended when the shutdown grace period ran out. The server then kills them
+	// at once (SIGKILL, no further grace) and records their final state before it exits.
+	Unfinished int32 `protobuf:"varint,3,opt,name=unfinished,proto3" json:"unfinished,omitempty"`
+	// The refs of those unfinished runs.
+	UnfinishedRefs []string `protobuf:"bytes,4,rep,name=unfinished_refs,json=unfinishedRefs,proto3" json:"unfinished_refs,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ShutdownResponse) Reset() {
@@ -3133,6 +3138,13 @@ func (x *ShutdownResponse) GetUnfinished() int32 {
 		return x.Unfinished
 	}
 	return 0
+}
+
+func (x *ShutdownResponse) GetUnfinishedRefs() []string {
+	if x != nil {
+		return x.UnfinishedRefs
+	}
+	return nil
 }
 
 var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
@@ -3360,13 +3372,14 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x0fShutdownRequest\"U\n" +
 	"\bRunCount\x123\n" +
 	"\x06status\x18\x01 \x01(\x0e2\x1b.maka.resource.v1.RunStatusR\x06status\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x05R\x05count\"x\n" +
+	"\x05count\x18\x02 \x01(\x05R\x05count\"\xa1\x01\n" +
 	"\x10ShutdownResponse\x120\n" +
 	"\x05ended\x18\x01 \x03(\v2\x1a.maka.resource.v1.RunCountR\x05ended\x12\x12\n" +
 	"\x04lost\x18\x02 \x01(\x05R\x04lost\x12\x1e\n" +
 	"\n" +
 	"unfinished\x18\x03 \x01(\x05R\n" +
-	"unfinished*\xd6\x01\n" +
+	"unfinished\x12'\n" +
+	"\x0funfinished_refs\x18\x04 \x03(\tR\x0eunfinishedRefs*\xd6\x01\n" +
 	"\tRunStatus\x12\x1a\n" +
 	"\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RUN_STATUS_STARTING\x10\x01\x12\x16\n" +

@@ -90,7 +90,8 @@ type ResourceServiceClient interface {
 	Attach(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AttachRequest, AttachResponse], error)
 	// Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
 	// "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
-	// answers with how the runs ended, then the server stops.
+	// answers with how the runs ended within the shutdown grace period (and which had not),
+	// then the server stops. A caller that goes away does not stop the shutdown it began.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
@@ -316,7 +317,8 @@ type ResourceServiceServer interface {
 	Attach(grpc.BidiStreamingServer[AttachRequest, AttachResponse]) error
 	// Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
 	// "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
-	// answers with how the runs ended, then the server stops.
+	// answers with how the runs ended within the shutdown grace period (and which had not),
+	// then the server stops. A caller that goes away does not stop the shutdown it began.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedResourceServiceServer()
 }
