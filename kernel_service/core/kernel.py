@@ -392,6 +392,16 @@ class RuntimeKernel:
             )
         return DrainReport(turns=tuple(turns))
 
+    def end_readers(self) -> None:
+        """End every watch and turn stream (after :meth:`drain`: the record is complete).
+
+        Watchers end cleanly and resume elsewhere from their last ``seq``; a turn stream of a
+        run that is still live ends with :class:`HostDrainingError`.
+        """
+        self._ctx.draining = True
+        for runtime in self._ctx.sessions.values():
+            runtime.log.close()
+
     async def close(self, *, dispose_timeout: float = 5.0) -> None:
         """End readers, cancel what still runs, dispose cached backends. Idempotent.
 

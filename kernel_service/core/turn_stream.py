@@ -99,6 +99,12 @@ class TurnStream:
                 if run is not None and run.terminal_failure is not None:
                     raise run.terminal_failure
                 raise StopAsyncIteration
+            if self._log.closed:
+                # The kernel closed under a live run (its readers end, the run is left to the
+                # next start-up sweep). A closed log never wakes anyone, so waiting on it would
+                # spin; the turn is retried (by its turn id) on a host that runs.
+                self._state = "done"
+                raise HostDrainingError()
             await self._log.wait()
 
     def _wanted(self, entry: StoredMessage) -> bool:

@@ -317,3 +317,20 @@ async def test_an_abandoned_stream_is_stopped_and_recorded(harness: Harness) -> 
     if run is not None:
         await asyncio.wait_for(run.settled.wait(), 5)
     assert harness.kernel.active_turn(session.id) is None
+
+
+@pytest.mark.timeout(10)
+async def test_closing_the_kernel_under_a_read_turn_does_not_spin_the_event_loop(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say a; hang")
+    await events_until(stream, "text_delta")
+    reader = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0)  # the reader is now waiting for the next entry of the log
+    assert not reader.done()
+    await harness.kernel.close()
+    with pytest.raises(HostDrainingError):
+        await reader
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)

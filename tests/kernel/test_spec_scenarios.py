@@ -379,8 +379,10 @@ async def test_disposal_failure_permanently_quarantines_the_session_from_backend
     stopped = await rejection_of(kernel.stop_session(SESSION_ID, source="stop_button"))
     assert contains_failure(stopped, stop_failure) is True
     assert contains_failure(stopped, dispose_failure) is True
-    with pytest.raises(Exception, match="backend disposal failed"):
+    with pytest.raises(Exception, match="backend disposal failed") as invalidated:
         await kernel.invalidate_cached_backends()
+    # The stored disposal failure itself is re-reported; the backend is not disposed again.
+    assert contains_failure(invalidated.value, dispose_failure) is True
     assert built[0].dispose_calls == 1
     built[0].release_blocked_send()
     await drain_iterator(first)

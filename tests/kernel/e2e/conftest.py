@@ -9,6 +9,8 @@ separate process (kill -9, SIGTERM) start ``maka-kernel`` itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +24,12 @@ from maka.kernel.v1 import kernel_pb2_grpc
 
 from kernel_service.core import RuntimeKernel
 from kernel_service.server import SERVICE_NAME, KernelConfig, KernelService
+from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.config import CommonConfig
 from maka_common.reflection import enable_reflection
 from maka_common.server import HEALTH_SERVICE_NAME, ServerHost
 from maka_common.status import error_info
+from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 
 WORKSPACE = "/tmp/maka-kernel-e2e"
 
@@ -149,3 +153,41 @@ def reason(error: grpc.aio.AioRpcError) -> tuple[grpc.StatusCode, str, dict[str,
     assert info is not None, f"no ErrorInfo on {error.code()}: {error.details()}"
     assert info.domain == "kernel.maka"
     return error.code(), info.reason, dict(info.metadata)
+
+
+def _dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        tables = [
+            name
+            for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        return {table: sorted(conn.execute(f"SELECT * FROM {table}"), key=repr) for table in tables}
+    finally:
+        conn.close()
+
+
+async def database(server: Server) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table of the server's session database, read by a separate
+    read-only connection: what is committed, whatever the kernel holds in memory."""
+    store = server.service._store
+    assert store is not None
+    return await asyncio.to_thread(_dump, store.path)
+
+
+@contextlib.asynccontextmanager
+async def reopened_store(data_dir: Path) -> AsyncIterator[SqliteSessionStore]:
+    """The session store a stopped server left in *data_dir*, opened by a new owner."""
+    root = resolve_storage_root(data_dir / "kernel", "kernel")
+    owner = try_acquire_root_owner(root)
+    assert owner is not None, "the data directory is still owned"
+    try:
+        store = await SqliteSessionStore.open(owner.lease)
+        try:
+            yield store
+        finally:
+            await store.close()
+    finally:
+        owner.close()

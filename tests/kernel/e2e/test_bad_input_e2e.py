@@ -7,21 +7,26 @@ from typing import Any
 import grpc
 from maka.kernel.v1 import kernel_pb2 as pb
 
-from .conftest import Server, create_session, failure, read_until, reason
+from .conftest import Server, create_session, database, failure, kind, read_until, reason
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
+NOT_FOUND = (grpc.StatusCode.NOT_FOUND, "NOT_FOUND")
 
 
-async def snapshot(stub: Any, session_id: str) -> tuple[int, int]:
-    log = await stub.ReadMessages(pb.ReadMessagesRequest(session_id=session_id))
-    sessions = await stub.ListSessions(pb.ListSessionsRequest(page_size=500))
-    return len(log.events), len(sessions.sessions)
+async def refused_all(cases: list[tuple[Any, tuple[grpc.StatusCode, str], str]]) -> None:
+    for call, expected, field in cases:
+        error = await failure(call)
+        code, why, metadata = reason(error)
+        assert (code, why) == expected, error.details()
+        assert metadata.get("field", "") == field, error.details()
+        assert error.details()
 
 
 async def test_bad_requests_get_a_clear_status_and_write_nothing(server: Server) -> None:
     stub = server.stub()
     session = await create_session(stub)
-    before = await snapshot(stub, session.id)
+    before = await database(server)
+    assert before["sessions"] and before["messages"]
     cases: list[tuple[Any, tuple[grpc.StatusCode, str], str]] = [
         (
             stub.GetSession(pb.GetSessionRequest(session_id="nope")),
@@ -35,6 +40,11 @@ async def test_bad_requests_get_a_clear_status_and_write_nothing(server: Server)
         ),
         (
             stub.StartTurn(pb.StartTurnRequest(session_id=session.id, text="")),
+            (INVALID, "INVALID_REQUEST"),
+            "text",
+        ),
+        (
+            stub.StartTurn(pb.StartTurnRequest(session_id=session.id, text=" \n\t")),
             (INVALID, "INVALID_REQUEST"),
             "text",
         ),
@@ -64,6 +74,35 @@ async def test_bad_requests_get_a_clear_status_and_write_nothing(server: Server)
             stub.StopSession(pb.StopSessionRequest(session_id="nope")),
             (grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
             "",
+        ),
+        (
+            stub.RespondToSandboxBoundary(
+                pb.RespondToSandboxBoundaryRequest(
+                    session_id="nope", request_id="unknown", decision=pb.SANDBOX_DECISION_DENY
+                )
+            ),
+            NOT_FOUND,
+            "",
+        ),
+        (
+            stub.RespondToUserQuestion(
+                pb.RespondToUserQuestionRequest(session_id="nope", request_id="r", answers=["y"])
+            ),
+            NOT_FOUND,
+            "",
+        ),
+        (stub.SendMessage(pb.SendMessageRequest(session_id="nope", text="hi")), NOT_FOUND, ""),
+        (
+            stub.UpdateSession(pb.UpdateSessionRequest(session_id="nope", name="x")),
+            NOT_FOUND,
+            "",
+        ),
+        (stub.DeleteSession(pb.DeleteSessionRequest(session_id="nope")), NOT_FOUND, ""),
+        (stub.ReadMessages(pb.ReadMessagesRequest(session_id="nope")), NOT_FOUND, ""),
+        (
+            stub.ReadMessages(pb.ReadMessagesRequest(session_id=session.id, after_seq=-1)),
+            (INVALID, "INVALID_REQUEST"),
+            "after_seq",
         ),
         (
             stub.RespondToSandboxBoundary(
@@ -145,13 +184,105 @@ async def test_bad_requests_get_a_clear_status_and_write_nothing(server: Server)
             "page_token",
         ),
     ]
-    for call, expected, field in cases:
-        error = await failure(call)
-        code, why, metadata = reason(error)
-        assert (code, why) == expected, error.details()
-        assert metadata.get("field", "") == field, error.details()
-        assert error.details()
-    assert await snapshot(stub, session.id) == before
+    await refused_all(cases)
+    assert await database(server) == before
+
+
+async def test_bad_requests_against_a_running_turn_write_nothing_and_leave_it_running(
+    server: Server,
+) -> None:
+    stub = server.stub()
+    session = await create_session(stub)
+    call = stub.StartTurn(
+        pb.StartTurnRequest(
+            session_id=session.id, turn_id="t1", text="/script ask pick | red | blue; say done"
+        )
+    )
+    [*_, asked] = await read_until(call, "user_question_request")
+    question = asked.user_question_request.request_id
+    # The turn now waits for an answer and writes nothing by itself.
+    before = await database(server)
+    other = server.stub()
+    await refused_all(
+        [
+            (
+                other.StopSession(pb.StopSessionRequest(session_id=session.id, mode=7)),  # type: ignore[arg-type]
+                (INVALID, "INVALID_REQUEST"),
+                "mode",
+            ),
+            (
+                other.StartTurn(pb.StartTurnRequest(session_id=session.id, text="")),
+                (INVALID, "INVALID_REQUEST"),
+                "text",
+            ),
+            (
+                other.StartTurn(
+                    pb.StartTurnRequest(session_id=session.id, turn_id="t1", text="other text")
+                ),
+                (grpc.StatusCode.ABORTED, "OPERATION_CONFLICT"),
+                "",
+            ),
+            (
+                other.RespondToUserQuestion(
+                    pb.RespondToUserQuestionRequest(
+                        session_id=session.id, request_id="unknown", answers=["red"]
+                    )
+                ),
+                NOT_FOUND,
+                "",
+            ),
+            (
+                other.RespondToUserQuestion(
+                    pb.RespondToUserQuestionRequest(
+                        session_id=session.id, request_id=question, answers=["green"]
+                    )
+                ),
+                (INVALID, "INVALID_REQUEST"),
+                "answers",
+            ),
+            (
+                other.RespondToSandboxBoundary(
+                    pb.RespondToSandboxBoundaryRequest(
+                        session_id=session.id,
+                        request_id=question,
+                        decision=pb.SANDBOX_DECISION_ALLOW_ONCE,
+                    )
+                ),
+                (INVALID, "INVALID_REQUEST"),
+                "request_id",
+            ),
+            (
+                other.SendMessage(pb.SendMessageRequest(session_id=session.id, text="")),
+                (INVALID, "INVALID_REQUEST"),
+                "text",
+            ),
+            (
+                other.SendMessage(
+                    pb.SendMessageRequest(session_id=session.id, text="y" * (64 * 1024 + 1))
+                ),
+                (INVALID, "INVALID_REQUEST"),
+                "text",
+            ),
+            (
+                other.SendMessage(
+                    pb.SendMessageRequest(session_id=session.id, text="hi", turn_id="t2")
+                ),
+                (grpc.StatusCode.ABORTED, "OPERATION_CONFLICT"),
+                "",
+            ),
+        ]
+    )
+    assert await database(server) == before
+    assert server.kernel.active_turn(session.id) == "t1"
+    # The turn is untouched: it still takes its answer and completes.
+    await other.RespondToUserQuestion(
+        pb.RespondToUserQuestionRequest(session_id=session.id, request_id=question, answers=["red"])
+    )
+    rest = [r.event async for r in call]
+    assert [e.text_delta.text for e in rest if kind(e) == "text_delta"] == ["answer: red", "done"]
+    assert [e.turn_state.status for e in rest if kind(e) == "turn_state"] == [
+        pb.TURN_STATUS_COMPLETED
+    ]
 
 
 async def test_answering_a_request_twice_and_an_archived_session(server: Server) -> None:

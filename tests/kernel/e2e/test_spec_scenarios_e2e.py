@@ -11,6 +11,8 @@ import grpc
 import pytest
 from maka.kernel.v1 import kernel_pb2 as pb
 
+from kernel_service.core import TurnStream
+
 from ..fakes import BlockingBackend
 from .conftest import Server, create_session, failure, kind, read_until, reason
 
@@ -43,12 +45,22 @@ def count(events: list[pb.SessionEvent], *, aborted: bool = False, note: int = 0
     return sum(kind(e) == "system_note" and e.system_note.kind == note for e in events)
 
 
-async def test_explicit_stop_and_a_cancelled_stream_share_one_backend_stop(server: Server) -> None:
-    built = register(
-        server,
-        deferred_stop=True,
-        stop_failure=RuntimeError("shared backend stop rejected"),
-    )
+async def test_explicit_stop_and_a_cancelled_stream_share_one_backend_stop(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop_failure = RuntimeError("shared backend stop rejected")
+    built = register(server, deferred_stop=True, stop_failure=stop_failure)
+    abandoned: list[asyncio.Future[Any] | None] = []
+    abandon_claimed = asyncio.Event()
+    real_abandon = TurnStream.abandon
+
+    def spy(stream: TurnStream) -> asyncio.Future[Any] | None:
+        claim = real_abandon(stream)
+        abandoned.append(claim)
+        abandon_claimed.set()
+        return claim
+
+    monkeypatch.setattr(TurnStream, "abandon", spy)
     stub = server.stub()
     session = await create_session(stub, backend="fake")
     call = stub.StartTurn(pb.StartTurnRequest(session_id=session.id, text="start"))
@@ -62,12 +74,67 @@ async def test_explicit_stop_and_a_cancelled_stream_share_one_backend_stop(serve
     )
     await built[0].stop_started.wait()
     call.cancel()
-    built[0].release_stop()
-    stop_failure = await failure(stopping)
-    code, why, _ = reason(stop_failure)
-    assert (code, why) == (grpc.StatusCode.INTERNAL, "INTERNAL_FAILURE")
-    assert "shared backend stop rejected" in (stop_failure.details() or "")
+    # The server has seen the cancellation: the abandoned stream claimed its stop while the
+    # explicit one is still pending in the backend.
+    await abandon_claimed.wait()
     assert built[0].stop_calls == [{"reason": "user_stop", "mode": "after_step"}]
+    built[0].release_stop()
+    stop_error = await failure(stopping)
+    code, why, _ = reason(stop_error)
+    assert (code, why) == (grpc.StatusCode.INTERNAL, "INTERNAL_FAILURE")
+    assert "shared backend stop rejected" in (stop_error.details() or "")
+    [cleanup] = abandoned
+    assert cleanup is not None
+    with pytest.raises(RuntimeError) as cleanup_failure:
+        await cleanup
+    assert cleanup_failure.value is stop_failure
+    assert built[0].stop_calls == [{"reason": "user_stop", "mode": "after_step"}]
+    log = await log_of(server, session.id)
+    assert count(log, aborted=True) == 1
+    assert count(log, note=pb.SYSTEM_NOTE_KIND_ABORT) == 1
+    errors = [
+        e.system_note.text
+        for e in log
+        if kind(e) == "system_note" and e.system_note.kind == pb.SYSTEM_NOTE_KIND_ERROR
+    ]
+    assert [text for text in errors if "shared backend stop rejected" in text] == [
+        "stop failed: shared backend stop rejected"
+    ]
+
+
+async def test_explicit_stop_reports_both_the_backend_and_the_durable_close_failure(
+    server: Server,
+) -> None:
+    built = register(server, stop_failure=RuntimeError("backend stop rejected"))
+    store: Any = server.service._store
+    close_interactions = store.close_interactions
+
+    async def failing_close(*args: Any) -> Any:
+        raise RuntimeError("durable close rejected")
+
+    stub = server.stub()
+    session = await create_session(stub, backend="fake")
+    call = stub.StartTurn(pb.StartTurnRequest(session_id=session.id, text="start"))
+    await read_until(call, "text_delta")
+    store.close_interactions = failing_close
+    try:
+        stopped = await failure(
+            stub.StopSession(pb.StopSessionRequest(session_id=session.id, source="stop_button"))
+        )
+    finally:
+        store.close_interactions = close_interactions
+    code, why, metadata = reason(stopped)
+    assert (code, why, metadata["causes"]) == (
+        grpc.StatusCode.INTERNAL,
+        "OWNER_CLEANUP_FAILED",
+        "2",
+    )
+    details = stopped.details() or ""
+    assert "backend stop rejected" in details
+    assert "durable close rejected" in details
+    assert "RuntimeInteractionFailStopError" in details
+    assert len(built[0].stop_calls) == 1
+    _ = [response async for response in call]
     log = await log_of(server, session.id)
     assert count(log, aborted=True) == 1
     assert count(log, note=pb.SYSTEM_NOTE_KIND_ABORT) == 1

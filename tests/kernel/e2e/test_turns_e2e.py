@@ -8,7 +8,7 @@ import grpc
 import pytest
 from maka.kernel.v1 import kernel_pb2 as pb
 
-from .conftest import Server, create_session, failure, kind, read_until, reason
+from .conftest import Server, create_session, failure, kind, read_until, reason, reopened_store
 
 
 async def log_of(stub: object, session_id: str) -> list[pb.SessionEvent]:
@@ -68,6 +68,15 @@ async def test_stop_immediate_from_another_channel(server: Server) -> None:
         pb.StopSessionRequest(session_id=session.id, source="stop_button")
     )
     assert (stopped.turn_id, stopped.mode) == ("t1", pb.STOP_MODE_IMMEDIATE)
+    # StopSession returns once the stop is projected: it is on the record before the stream
+    # is read any further.
+    log = await log_of(other, session.id)
+    assert [
+        (e.turn_state.status, e.turn_state.abort_source) for e in log if kind(e) == "turn_state"
+    ] == [(pb.TURN_STATUS_RUNNING, ""), (pb.TURN_STATUS_ABORTED, "stop_button")]
+    assert (await other.GetSession(pb.GetSessionRequest(session_id=session.id))).session.status == (
+        pb.SESSION_STATUS_ABORTED
+    )
     rest = [response.event async for response in call]
     [state] = [e for e in rest if kind(e) == "turn_state"]
     assert (state.turn_state.status, state.turn_state.abort_source) == (
@@ -282,6 +291,8 @@ async def test_shutdown_drains_turns_and_refuses_new_ones(tmp_path: object) -> N
         )
         await read_until(polite_call, "user_question_request")
         await read_until(stubborn_call, "text_delta")
+        watch = running.stub().WatchSession(pb.WatchSessionRequest(session_id=polite.id))
+        await read_until(watch, "user_question_request")
         # The first thing Shutdown does is stop admitting turns:
         running.kernel.begin_drain()
         refused = await failure(
@@ -297,6 +308,45 @@ async def test_shutdown_drains_turns_and_refuses_new_ones(tmp_path: object) -> N
         refused = running.kernel.start_turn(polite.id, text="late")
         with pytest.raises(Exception, match="draining"):
             await anext(aiter(refused))
+        polite_rest = [r.event async for r in polite_call]
+        stubborn_rest = [r.event async for r in stubborn_call]
+        # The watcher ends cleanly once the drain has recorded everything (it is not left to
+        # be cancelled by the server's stop).
+        watched = [r.event async for r in watch]
+        assert await watch.code() == grpc.StatusCode.OK
+        assert [e.turn_state.abort_source for e in watched if kind(e) == "turn_state"] == [
+            "host_shutdown"
+        ]
         await asyncio.wait_for(running.stopped.wait(), 10)
     finally:
         await stop_server(running)
+
+    for rest in (polite_rest, stubborn_rest):
+        assert [
+            (e.turn_state.status, e.turn_state.abort_source)
+            for e in rest
+            if kind(e) == "turn_state"
+        ] == [(pb.TURN_STATUS_ABORTED, "host_shutdown")]
+    # Everything is on the record: a new owner of the data finds nothing left to repair.
+    async with reopened_store(running.data_dir) as store:
+        sweep = await store.recover_interrupted(now=0)
+        assert (sweep.interrupted_turns, sweep.sessions_updated, sweep.interactions_closed) == (
+            (),
+            (),
+            (),
+        )
+        for session_id, turn_id in ((polite.id, "p"), (stubborn.id, "s")):
+            assert (await store.read_header(session_id)).status == "aborted"
+            [turn] = await store.list_turns(session_id)
+            assert (turn.turn_id, turn.status, turn.abort_source) == (
+                turn_id,
+                "aborted",
+                "host_shutdown",
+            )
+            messages = await store.read_messages(session_id)
+            aborted = [m for m in messages if m.type == "turn_state" and m.status == "aborted"]
+            notes = [m for m in messages if m.type == "system_note" and m.kind == "abort"]
+            assert [m.abort_source for m in aborted] == ["host_shutdown"]
+            assert [m.source for m in notes] == ["host_shutdown"]
+        [question] = await store.list_interactions(polite.id)
+        assert (question.status, question.reason) == ("closed", "turn_stopped")
