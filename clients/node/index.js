@@ -12,9 +12,19 @@ export const PROTO_ROOT = process.env.MAKA_PROTO_ROOT ?? join(here, '..', '..', 
 
 const definition = protoLoader.loadSync(
   ['maka/kernel/v1/kernel.proto', 'maka/resource/v1/resource.proto'],
-  { includeDirs: [PROTO_ROOT], keepCase: false, longs: String, enums: String, defaults: true },
+  {
+    includeDirs: [PROTO_ROOT],
+    keepCase: false,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  },
 );
 const loaded = grpc.loadPackageDefinition(definition);
+
+/** gRPC status codes (grpc.status), e.g. `status.ABORTED`. */
+export const status = grpc.status;
 
 /** The kernel service stub constructor (maka.kernel.v1.KernelService). */
 export const KernelService = loaded.maka.kernel.v1.KernelService;
@@ -81,4 +91,290 @@ export function errorInfo(error) {
     }
   }
   return null;
+}
+
+/**
+ * Read a server stream to its end: resolves with every message (in order) when the server
+ * ends the stream, rejects with the call's error. `onMessage` (optional) sees each message as
+ * it arrives; if it throws, the call is cancelled and the promise rejects with that error.
+ */
+export function collect(stream, onMessage) {
+  return new Promise((resolve, reject) => {
+    const messages = [];
+    let settled = false;
+    const fail = (error) => {
+      if (!settled) {
+        settled = true;
+        reject(error);
+      }
+    };
+    stream.on('data', (message) => {
+      if (settled) return;
+      messages.push(message);
+      try {
+        onMessage?.(message);
+      } catch (error) {
+        fail(error);
+        stream.cancel();
+      }
+    });
+    stream.on('error', fail);
+    stream.on('end', () => {
+      if (!settled) {
+        settled = true;
+        resolve(messages);
+      }
+    });
+  });
+}
+
+const TERMINAL_TURN_STATUSES = new Set([
+  'TURN_STATUS_COMPLETED',
+  'TURN_STATUS_ABORTED',
+  'TURN_STATUS_FAILED',
+]);
+
+/**
+ * Start a turn (or attach to it again: a retry with the same turnId and text joins the same
+ * turn) and read its events until it ends. Resolves with {turnId, events, status, lastSeq,
+ * text}; rejects with the call's error, or when the stream ends without a terminal
+ * turn_state. The deadline bounds the whole turn.
+ */
+export async function streamTurn(kernel, request, { deadlineMs = 30_000, onEvent } = {}) {
+  const call = kernel.startTurn(request, { deadline: Date.now() + deadlineMs });
+  const replies = await collect(call, onEvent && ((reply) => onEvent(reply.event)));
+  const events = replies.map((reply) => reply.event);
+  const states = events.filter((event) => event.turnState);
+  const turnStatus = states.at(-1)?.turnState.status ?? 'TURN_STATUS_UNSPECIFIED';
+  const result = {
+    turnId: request.turnId || events[0]?.turnId || '',
+    events,
+    status: turnStatus,
+    lastSeq: events.at(-1)?.seq ?? '0',
+    text: events.map((event) => event.textDelta?.text ?? '').join(''),
+  };
+  if (!TERMINAL_TURN_STATUSES.has(turnStatus)) {
+    throw Object.assign(new Error(`turn stream ended before the turn did (${turnStatus})`), {
+      result,
+    });
+  }
+  return result;
+}
+
+/**
+ * Open a client connection on the resource service. Controller leases acquired with its id
+ * are released by the service when the connection closes (close(), or the process exiting).
+ * Resolves with {id, close()} once the server has answered.
+ */
+export function openConnection(resource, clientName, deadlineMs = 10_000) {
+  return new Promise((resolve, reject) => {
+    const stream = resource.openConnection({ clientName });
+    const timer = setTimeout(() => {
+      stream.cancel();
+      reject(new Error(`OpenConnection: no answer within ${deadlineMs} ms`));
+    }, deadlineMs);
+    let opened = false;
+    stream.on('data', (reply) => {
+      if (opened) return;
+      opened = true;
+      clearTimeout(timer);
+      resolve({ id: reply.connectionId, close: () => stream.cancel() });
+    });
+    stream.on('error', (error) => {
+      clearTimeout(timer);
+      if (!opened) reject(error);
+    });
+  });
+}
+
+/**
+ * A controller lease on a PTY run with the sequence bookkeeping of its controls: control()
+ * sends the next sequence and advances only once the service applied it. A control whose
+ * outcome is unknown (deadline, transport failure) stays pending, and control() refuses to
+ * send another until retry() has resent it: the service accepts only exactly the next
+ * sequence and answers an exact retry with the original result.
+ */
+export class Controller {
+  constructor(resource, { sessionId, ref, controllerId, connectionId = '' }, nextSequence) {
+    this.resource = resource;
+    this.sessionId = sessionId;
+    this.ref = ref;
+    this.controllerId = controllerId;
+    this.connectionId = connectionId;
+    this.next = BigInt(nextSequence);
+    this.last = null;
+    this.pending = false;
+  }
+
+  /** The sequence the next control carries (as a string, like every 64-bit field). */
+  get nextSequence() {
+    return String(this.next);
+  }
+
+  /** Type input (e.g. "ls\r") under the lease. */
+  send(input, deadlineMs) {
+    return this.control({ input }, deadlineMs);
+  }
+
+  /** Resize the terminal under the lease. */
+  resize(cols, rows, deadlineMs) {
+    return this.control({ resize: { cols, rows } }, deadlineMs);
+  }
+
+  /** Send input and/or a resize with the next sequence. */
+  async control({ input = '', resize = null }, deadlineMs = 10_000) {
+    if (this.pending) {
+      throw new Error("an earlier control's outcome is unknown; call retry() first");
+    }
+    return this.#send(
+      {
+        sessionId: this.sessionId,
+        ref: this.ref,
+        controllerId: this.controllerId,
+        connectionId: this.connectionId,
+        sequence: String(this.next),
+        input,
+        resize,
+      },
+      deadlineMs,
+    );
+  }
+
+  /** Resend the last control exactly (same sequence and payload). */
+  async retry(deadlineMs = 10_000) {
+    if (!this.last) throw new Error('no control to retry');
+    return this.#send(this.last, deadlineMs);
+  }
+
+  /** Give the lease up; resolves false when it had already ended. */
+  async release(deadlineMs = 10_000) {
+    const reply = await call(
+      this.resource,
+      'releaseController',
+      {
+        sessionId: this.sessionId,
+        ref: this.ref,
+        controllerId: this.controllerId,
+        connectionId: this.connectionId,
+      },
+      deadlineMs,
+    );
+    return reply.released;
+  }
+
+  async #send(request, deadlineMs) {
+    try {
+      const reply = await call(this.resource, 'controlController', request, deadlineMs);
+      this.last = request;
+      this.pending = false;
+      if (BigInt(request.sequence) === this.next) this.next += 1n;
+      return reply;
+    } catch (error) {
+      if (OUTCOME_UNKNOWN.has(error.code)) {
+        this.last = request;
+        this.pending = true;
+      } else {
+        this.pending = false; // refused: the sequence was not used
+      }
+      throw error;
+    }
+  }
+}
+
+const OUTCOME_UNKNOWN = new Set([
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.CANCELLED,
+  grpc.status.UNAVAILABLE,
+  grpc.status.UNKNOWN,
+  grpc.status.INTERNAL,
+]);
+
+/**
+ * Take the controller lease on an active PTY run. Omit connectionId for a detached lease.
+ * Resolves with {controller, acquired} (acquired: the AcquireController answer, with the
+ * screen and output sequence now). A lease held by someone else rejects with ABORTED and
+ * ErrorInfo reason OPERATION_CONFLICT.
+ */
+export async function acquireController(resource, lease, deadlineMs = 10_000) {
+  const acquired = await call(
+    resource,
+    'acquireController',
+    {
+      sessionId: lease.sessionId,
+      ref: lease.ref,
+      controllerId: lease.controllerId,
+      connectionId: lease.connectionId ?? '',
+    },
+    deadlineMs,
+  );
+  const controller = new Controller(
+    resource,
+    { ...lease, controllerId: acquired.controllerId },
+    acquired.nextSequence,
+  );
+  return { controller, acquired };
+}
+
+/** A screen's scrollback and visible rows as one text, oldest row first. */
+export function screenText(screen) {
+  return [...(screen?.scrollback ?? []), ...(screen?.lines ?? [])].join('\n');
+}
+
+/**
+ * Follow a PTY run with Attach (output after afterSequence) and resolve with its screen as
+ * soon as match(screen) is true: the screen at attach time first, then after each output
+ * chunk (the service renders output into the screen before sending the chunk). Rejects when
+ * the run ends first (error.screen holds the final screen) or at the deadline.
+ */
+export function waitForScreen(
+  resource,
+  { sessionId, ref, afterSequence = '0' },
+  match,
+  deadlineMs = 10_000,
+) {
+  return new Promise((resolve, reject) => {
+    const stream = resource.attach({ deadline: Date.now() + deadlineMs });
+    let settled = false;
+    let checking = Promise.resolve();
+    const settle = (error, screen) => {
+      if (settled) return;
+      settled = true;
+      stream.cancel();
+      if (error) reject(error);
+      else resolve(screen);
+    };
+    const check = (screen) => {
+      if (screen && match(screen)) settle(null, screen);
+    };
+    // Every event is handled in arrival order, after the checks of the chunks before it.
+    const then = (step) => {
+      checking = checking.then(step).catch((error) => settle(error));
+    };
+    stream.on('data', (reply) => {
+      if (reply.event === 'attached') {
+        then(() => check(reply.attached.screen));
+      } else if (reply.event === 'output') {
+        then(async () => {
+          if (settled) return;
+          const { run } = await call(resource, 'getRun', { sessionId, ref }, deadlineMs);
+          check(run.screen);
+        });
+      } else if (reply.event === 'ended') {
+        then(() => {
+          check(reply.ended.screen);
+          settle(
+            Object.assign(new Error('run ended before the screen matched'), {
+              screen: reply.ended.screen,
+            }),
+          );
+        });
+      }
+    });
+    stream.on('error', (error) => settle(error));
+    stream.on('end', () =>
+      then(() => settle(new Error('attach stream ended before the screen matched'))),
+    );
+    stream.write({ start: { sessionId, ref, afterSequence: String(afterSequence) } });
+    stream.end(); // no controls follow; output keeps coming until the run ends
+  });
 }

@@ -19,6 +19,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
+# The end-to-end scenarios each client must keep running (a renamed or lost test fails here).
+GO_SCENARIO_TESTS = (
+    "TestScriptedTurnStreamsInSeqOrderToCompletion",
+    "TestPtyControllerLeaseFromGo",
+    "TestDemoScenarioRunsAgainstRealServices",
+)
+NODE_SCENARIO_TESTS = (
+    "a scripted turn streams in seq order to turn_state completed",
+    "a PTY run typed into under a controller lease from Node",
+)
+
 
 def toolchain(name: str) -> str:
     path = shutil.which(name)
@@ -45,6 +56,8 @@ def test_go_client_suite_passes() -> None:
     assert re.search(r"^--- PASS", output, re.MULTILINE), output
     assert "--- SKIP" not in output, output
     assert "--- FAIL" not in output, output
+    for name in GO_SCENARIO_TESTS:
+        assert re.search(rf"^--- PASS: {name} ", output, re.MULTILINE), f"{name} did not pass"
 
 
 @pytest.mark.timeout(600)
@@ -61,3 +74,6 @@ def test_node_client_suite_passes() -> None:
     passed = re.search(r"^# pass (\d+)$", output, re.MULTILINE)
     assert passed and int(passed.group(1)) > 0, output
     assert re.search(r"^# skipped 0$", output, re.MULTILINE), output
+    for name in NODE_SCENARIO_TESTS:
+        passed_line = rf"^ok \d+ - {re.escape(name)}$"
+        assert re.search(passed_line, output, re.MULTILINE), f"{name!r} did not pass"

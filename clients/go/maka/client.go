@@ -1,5 +1,8 @@
 // Package maka is a small Go client for Maka Runtime: it dials the kernel and resource
-// services and reads the structured detail (google.rpc.ErrorInfo) of their errors.
+// services, reads the structured detail (google.rpc.ErrorInfo) of their errors, streams a
+// turn to its end (StreamTurn), holds a controller lease on a PTY run with its sequence
+// bookkeeping (OpenConnection, AcquireController, Controller) and waits for a PTY screen to
+// show something (WaitForScreen).
 package maka
 
 import (

@@ -1,13 +1,23 @@
 // Runs the real Python services and calls them from Node.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { call, connect } from '../index.js';
+import {
+  acquireController,
+  call,
+  connect,
+  errorInfo,
+  openConnection,
+  screenText,
+  status,
+  streamTurn,
+  waitForScreen,
+} from '../index.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const python = process.env.MAKA_PYTHON ?? join(repo, '.venv', 'bin', 'python');
@@ -69,6 +79,121 @@ test('both services describe themselves to a Node client', async () => {
     assert.equal(resource.listenAddress, resourceAddress);
     assert.equal(resource.pid, String(services.resource.child.pid));
   } finally {
+    client.close();
+  }
+});
+
+async function connected() {
+  const [kernelAddress, resourceAddress] = await Promise.all([
+    services.kernel.address,
+    services.resource.address,
+  ]);
+  return connect(kernelAddress, resourceAddress);
+}
+
+test('a scripted turn streams in seq order to turn_state completed', async () => {
+  const client = await connected();
+  try {
+    const { session } = await call(client.kernel, 'createSession', {
+      workspaceRoot: realpathSync(tmpdir()),
+      name: 'node-turn',
+    });
+    const seen = [];
+    const turn = await streamTurn(
+      client.kernel,
+      { sessionId: session.id, turnId: 'turn-1', text: '/script say hello; tool bash ls; say done' },
+      { deadlineMs: 20_000, onEvent: (event) => seen.push(event.seq) },
+    );
+    assert.ok(turn.events.length > 0);
+    assert.deepEqual(seen, turn.events.map((event) => event.seq));
+    const seqs = turn.events.map((event) => BigInt(event.seq));
+    for (let i = 1; i < seqs.length; i += 1) {
+      assert.ok(seqs[i] > seqs[i - 1], `seq ${seqs[i]} after ${seqs[i - 1]}`);
+    }
+    for (const event of turn.events) assert.equal(event.turnId, 'turn-1');
+    const last = turn.events.at(-1);
+    assert.equal(last.event, 'turnState');
+    assert.equal(last.turnState.status, 'TURN_STATUS_COMPLETED');
+    assert.equal(turn.status, 'TURN_STATUS_COMPLETED');
+    assert.equal(turn.lastSeq, last.seq);
+    assert.equal(turn.text, 'hellodone');
+    const toolCall = turn.events.find((event) => event.toolCall)?.toolCall;
+    const toolResult = turn.events.find((event) => event.toolResult)?.toolResult;
+    assert.equal(toolCall?.name, 'bash');
+    assert.equal(toolCall?.input, 'ls');
+    assert.equal(toolResult?.toolCallId, toolCall.toolCallId);
+
+    // What was streamed is what the log holds under the same seqs.
+    const { events: stored } = await call(client.kernel, 'readMessages', { sessionId: session.id });
+    const bySeq = new Map(stored.map((event) => [event.seq, event]));
+    for (const event of turn.events) assert.deepEqual(bySeq.get(event.seq), event);
+  } finally {
+    client.close();
+  }
+});
+
+test('a PTY run typed into under a controller lease from Node', async () => {
+  const client = await connected();
+  const sessionId = 'node-pty';
+  let ref;
+  let connection;
+  try {
+    const { run } = await call(client.resource, 'startBackground', {
+      sessionId,
+      command: 'while IFS= read -r line; do echo "got:$line"; done',
+      pty: true,
+      size: { cols: 80, rows: 24 },
+    });
+    ref = run.ref;
+    assert.equal(run.status, 'RUN_STATUS_RUNNING');
+    connection = await openConnection(client.resource, 'node-test');
+    const { controller, acquired } = await acquireController(client.resource, {
+      sessionId,
+      ref,
+      controllerId: 'node-controller',
+      connectionId: connection.id,
+    });
+    assert.equal(controller.nextSequence, '1');
+
+    const first = await controller.send('hello\r');
+    assert.equal(first.sequence, '1');
+    assert.equal(first.inputBytes, String('hello\r'.length));
+    assert.equal(controller.nextSequence, '2');
+    await waitForScreen(
+      client.resource,
+      { sessionId, ref, afterSequence: acquired.outputSequence },
+      (screen) => screenText(screen).includes('got:hello'),
+    );
+
+    // An exact retry of sequence 1 answers identically and types nothing again.
+    assert.deepEqual(await controller.retry(), first);
+    assert.equal(controller.nextSequence, '2');
+
+    // A second controller is refused while the lease is held.
+    await assert.rejects(
+      call(client.resource, 'acquireController', { sessionId, ref, controllerId: 'intruder' }),
+      (error) => {
+        assert.equal(error.code, status.ABORTED);
+        assert.equal(errorInfo(error)?.reason, 'OPERATION_CONFLICT');
+        assert.equal(errorInfo(error)?.domain, 'resource.maka');
+        return true;
+      },
+    );
+
+    const second = await controller.send('again\r');
+    assert.equal(second.sequence, '2');
+    const screen = await waitForScreen(client.resource, { sessionId, ref }, (s) =>
+      screenText(s).includes('got:again'),
+    );
+    assert.equal(screenText(screen).split('got:hello').length - 1, 1, screenText(screen));
+
+    const stopped = await call(client.resource, 'stopRun', { sessionId, ref });
+    ref = undefined;
+    assert.equal(stopped.run.status, 'RUN_STATUS_CANCELLED');
+    assert.equal(await controller.release(), false);
+  } finally {
+    connection?.close();
+    if (ref) await call(client.resource, 'stopRun', { sessionId, ref }).catch(() => {});
     client.close();
   }
 });
