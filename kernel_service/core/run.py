@@ -71,6 +71,9 @@ class Run:
     header: SessionHeader | None = None
     open_message: tuple[str, list[str]] | None = None
     start_failed: bool = False
+    # Set (synchronously) when the run records its own terminal state: from then on a stop or
+    # an abandoned stream has nothing left to stop and must not project a second terminal state.
+    ending: bool = False
     uncommitted: deque[asyncio.Future[list[StoredMessage]]] = field(default_factory=deque)
 
     @property

@@ -423,6 +423,7 @@ class Runner:
             # turn's records interleave with this one's abort.
             await asyncio.wait([run.stop_op.outcome])
         elif terminal is not None and run.begun:
+            run.ending = True
             now = ctx.now()
             try:
                 await ctx.append(

@@ -60,6 +60,11 @@ class StopCoordinator:
         first stop has been delivered.
         """
         op = run.stop_op
+        if op is None and run.ending:
+            # The turn already recorded how it ended; there is nothing left to stop.
+            done: asyncio.Future[StopOutcome] = asyncio.get_running_loop().create_future()
+            done.set_result(StopOutcome(session_id=run.session_id, source=source, mode=mode))
+            return done
         if op is None:
             outcome: asyncio.Future[StopOutcome] = asyncio.get_running_loop().create_future()
             outcome.add_done_callback(_retrieve)

@@ -187,7 +187,7 @@ class TurnStream:
         self._state = "done"
         self._buffer.clear()
         run = self._run
-        if run is None or run.settled.is_set():
+        if run is None or run.settled.is_set() or run.ending:
             return None
         started = run.start_outcome
         if started.done() and (started.cancelled() or started.exception() is not None):

@@ -334,3 +334,44 @@ async def test_closing_the_kernel_under_a_read_turn_does_not_spin_the_event_loop
         await reader
     with pytest.raises(StopAsyncIteration):
         await anext(stream)
+
+
+@pytest.mark.parametrize("late", ["abandon", "stop"])
+async def test_a_stop_after_the_turn_recorded_its_end_writes_no_second_terminal_state(
+    harness: Harness, late: str
+) -> None:
+    """Regression: a stream cancelled right after ``turn_state completed`` (before the run
+    settled) used to project ``turn_state aborted`` and an abort note on top of it."""
+    session = await harness.session()
+    settling = asyncio.Event()
+    release = asyncio.Event()
+    update_header = harness.store.update_header
+
+    async def held_update_header(session_id: str, patch: dict[str, object]) -> object:
+        if patch.get("status") == "active" and not release.is_set():
+            settling.set()
+            await release.wait()
+        return await update_header(session_id, patch)
+
+    harness.store.update_header = held_update_header
+    stream = harness.kernel.start_turn(session.id, "t-ending", text="/script say hi")
+    seen = await events_until(stream, "turn_state")
+    assert seen[-1].status == "completed"
+    await settling.wait()
+    if late == "abandon":
+        assert stream.abandon() is None
+    else:
+        outcome = await harness.kernel.stop_session(session.id, source="stop_button")
+        assert outcome.turn_id == ""
+    release.set()
+    assert [e async for e in stream] == []
+    messages = await harness.store.read_messages(session.id)
+    terminal = [
+        m
+        for m in messages
+        if m.type == "turn_state" and m.turn_id == "t-ending" and m.status != "running"
+    ]
+    assert [m.status for m in terminal] == ["completed"]
+    assert not [m for m in messages if m.type == "system_note" and m.kind == "abort"]
+    [turn] = await harness.kernel.list_turns(session.id)
+    assert turn.status == "completed"
