@@ -7,13 +7,19 @@
     ├── NotFoundError               NOT_FOUND             no such session / run / request
     ├── ConflictError               OPERATION_CONFLICT    state forbids it now (someone holds it)
     │   ├── AlreadyResolvedError    ALREADY_RESOLVED      the request was answered already
-    │   └── SessionBusyError        SESSION_BUSY          another turn runs (.metadata["turn_id"])
+    │   ├── SessionBusyError        SESSION_BUSY          another turn runs
+    │   │                                                 (.metadata["active_turn_id"])
+    │   └── LeaseLostError          (client side)         the lease ended: acquire again
     ├── SessionArchivedError        SESSION_ARCHIVED
     ├── SessionQuarantinedError     SESSION_QUARANTINED   a stopped run has not settled
     ├── DrainingError               HOST_DRAINING         the service is shutting down
     ├── ResourceExhaustedError      RESOURCE_EXHAUSTED    a limit (live runs, PTYs)
     ├── UnavailableError            (no reason)           transport: not reachable, deadline
+    │   └── ResumeFailedError       (client side)         a stream could not be resumed in time
+    ├── ClientClosedError           (client side)         you closed this client
     └── ServerError                 PERSISTENCE_FAILED, INTERNAL_FAILURE, anything else
+
+Errors raised by the SDK itself (no call failed on the server) have an empty ``domain``.
 """
 
 from __future__ import annotations
@@ -94,6 +100,21 @@ class UnavailableError(MakaError):
     pass
 
 
+class ResumeFailedError(UnavailableError):
+    """A stream dropped and could not be resumed within the client's resume policy.
+
+    ``__cause__`` is the last transport failure.
+    """
+
+
+class LeaseLostError(ConflictError):
+    """The controller lease ended (released, or its connection closed): acquire it again."""
+
+
+class ClientClosedError(MakaError):
+    """The client was closed; create a new one."""
+
+
 class ServerError(MakaError):
     pass
 
@@ -118,6 +139,23 @@ BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {
     grpc.StatusCode.UNAVAILABLE: UnavailableError,
     grpc.StatusCode.DEADLINE_EXCEEDED: UnavailableError,
 }
+
+
+def client_error(
+    kind: type[MakaError], message: str, code: grpc.StatusCode = grpc.StatusCode.UNAVAILABLE
+) -> MakaError:
+    """An error the SDK raises itself (no server status behind it)."""
+    return kind(message, code=code)
+
+
+def is_transport_failure(error: grpc.RpcError) -> bool:
+    """True when *error* is the connection failing (worth resuming), not a server decision.
+
+    UNAVAILABLE without an ``ErrorInfo`` is the transport (``HOST_DRAINING`` carries one and is
+    final); a server that refuses on purpose always attaches its reason.
+    """
+    code = error.code() if hasattr(error, "code") else None
+    return code == grpc.StatusCode.UNAVAILABLE and error_info(error) is None
 
 
 def from_rpc_error(error: grpc.RpcError) -> MakaError:

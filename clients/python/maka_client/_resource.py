@@ -1,0 +1,351 @@
+"""The async client of ``maka.resource.v1.ResourceService``."""
+
+# `timeout` parameters are gRPC deadlines handed to the call, not asyncio timeouts.
+# ruff: noqa: ASYNC109
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import grpc
+from maka.resource.v1 import resource_pb2 as pb
+from maka.resource.v1 import resource_pb2_grpc as rpc
+
+from maka_client._lease import ConnectionHolder, ControllerLease
+from maka_client._resume import Call, ResumableStream
+from maka_client._transport import ClientOptions, Lifecycle, open_channel, translated
+
+
+class _WatchRunsSource:
+    def __init__(
+        self, stub: rpc.ResourceServiceAsyncStub, session_id: str, after: int, timeout: Any
+    ) -> None:
+        self.stub = stub
+        self.session_id = session_id
+        self.last_change_seq = after
+        self.timeout = timeout
+
+    def open(self, resumed: bool) -> Call[pb.Run]:
+        request = pb.WatchRunsRequest(
+            session_id=self.session_id, after_change_seq=self.last_change_seq
+        )
+        return _Mapped(self.stub.WatchRuns(request, timeout=self.timeout), lambda r: r.run)
+
+    def accept(self, run: pb.Run) -> bool:
+        if run.change_seq <= self.last_change_seq:
+            return False
+        self.last_change_seq = run.change_seq
+        return True
+
+    def is_terminal(self, run: pb.Run) -> bool:
+        return False
+
+
+class _AttachSource:
+    def __init__(
+        self,
+        stub: rpc.ResourceServiceAsyncStub,
+        session_id: str,
+        ref: str,
+        after_sequence: int,
+        timeout: Any,
+    ) -> None:
+        self.stub = stub
+        self.session_id = session_id
+        self.ref = ref
+        self.last_sequence = after_sequence
+        self.attached = False
+        self.timeout = timeout
+
+    def open(self, resumed: bool) -> Call[pb.AttachResponse]:
+        start = pb.AttachStart(
+            session_id=self.session_id, ref=self.ref, after_sequence=self.last_sequence
+        )
+
+        async def requests() -> AsyncIterator[pb.AttachRequest]:
+            yield pb.AttachRequest(start=start)
+            # Keep our half open: the stream ends when the run does (or we cancel it).
+            await asyncio.Event().wait()
+
+        return _Mapped(self.stub.Attach(requests(), timeout=self.timeout), lambda r: r)
+
+    def accept(self, item: pb.AttachResponse) -> bool:
+        kind = item.WhichOneof("event")
+        if kind == "attached":
+            if self.attached:
+                return False  # a resumed stream's snapshot; its output follows as chunks
+            self.attached = True
+            return True
+        if kind == "output":
+            if item.output.sequence <= self.last_sequence:
+                return False
+            self.last_sequence = item.output.sequence
+            return True
+        if kind == "gap":
+            if item.gap.last_sequence <= self.last_sequence:
+                return False
+            self.last_sequence = item.gap.last_sequence
+            return True
+        return kind == "ended"
+
+    def is_terminal(self, item: pb.AttachResponse) -> bool:
+        return item.WhichOneof("event") == "ended"
+
+
+class _Mapped:
+    """A streaming call seen through *pick* (the resumer reads items, cancels the call)."""
+
+    def __init__(self, call: Any, pick: Any) -> None:
+        self._call = call
+        self._pick = pick
+
+    async def _items(self) -> Any:
+        async for response in self._call:
+            yield self._pick(response)
+
+    def __aiter__(self) -> Any:
+        return self._items()
+
+    def cancel(self) -> bool:
+        return bool(self._call.cancel())
+
+
+class ResourceClient:
+    """An async client of ``maka-resource``.
+
+    Methods return the protobuf messages of ``maka.resource.v1`` and raise the exceptions of
+    :mod:`maka_client.errors`; every unary call has a deadline (``options.timeout`` or the
+    method's ``timeout``). The client's connection (``OpenConnection``, which owns controller
+    leases) is opened on first need and kept until :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        options: ClientOptions | None = None,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] | None = None,
+    ) -> None:
+        self.address = address
+        self.options = options or ClientOptions()
+        self._channel = open_channel(address, self.options, interceptors)
+        self._stub = rpc.ResourceServiceStub(self._channel)
+        self._connection = ConnectionHolder(self._stub, self.options)
+        self._leases: list[ControllerLease] = []
+        self._state = Lifecycle("ResourceClient")
+
+    async def __aenter__(self) -> ResourceClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Release held leases, close the connection and the channel; safe to repeat."""
+        if self._state.closed:
+            return
+        self._state.closed = True
+        try:
+            for lease in list(self._leases):
+                # Best effort: closing the connection releases them anyway, a moment later.
+                with contextlib.suppress(Exception):
+                    await lease.release(timeout=min(self.options.timeout, 5.0))
+        finally:
+            await self._connection.close()
+            await self._channel.close()
+
+    def _timeout(self, timeout: float | None) -> float:
+        self._state.check()
+        return self.options.timeout if timeout is None else timeout
+
+    def _stream_timeout(self, timeout: float | None) -> float | None:
+        self._state.check()
+        return self.options.stream_timeout if timeout is None else timeout
+
+    async def connection_id(self) -> str:
+        """The id of this client's connection, opening it if needed."""
+        self._state.check()
+        return (await self._connection.get()).connection_id
+
+    async def get_server_info(self, *, timeout: float | None = None) -> pb.GetServerInfoResponse:
+        """This resource process: version, address, data directory, draining flag."""
+        t = self._timeout(timeout)
+        with translated():
+            return await self._stub.GetServerInfo(pb.GetServerInfoRequest(), timeout=t)
+
+    async def run_foreground(
+        self,
+        session_id: str,
+        command: str,
+        *,
+        cwd: str = "",
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+        source_turn_id: str = "",
+        source_tool_call_id: str = "",
+        timeout: float | None = None,
+    ) -> AsyncIterator[pb.RunForegroundResponse]:
+        """Run *command* over pipes: its output chunks, then one ``result`` (the final run).
+
+        Not resumed: the server cancels a foreground run whose caller goes away. Start a
+        background run and :meth:`attach` to it for output that survives a reconnect.
+        """
+        t = self._stream_timeout(timeout)
+        request = pb.RunForegroundRequest(
+            session_id=session_id,
+            command=command,
+            cwd=cwd,
+            env=dict(env or {}),
+            source_turn_id=source_turn_id,
+            source_tool_call_id=source_tool_call_id,
+        )
+        if timeout_ms is not None:
+            request.timeout_ms = timeout_ms
+        call = self._stub.RunForeground(request, timeout=t)
+        try:
+            with translated():
+                async for response in call:
+                    yield response
+        finally:
+            call.cancel()
+
+    async def start_background(
+        self,
+        session_id: str,
+        command: str,
+        *,
+        pty: bool = False,
+        size: tuple[int, int] | None = None,
+        cwd: str = "",
+        env: Mapping[str, str] | None = None,
+        timeout_ms: int | None = None,
+        source_turn_id: str = "",
+        source_tool_call_id: str = "",
+        timeout: float | None = None,
+    ) -> pb.Run:
+        """Start *command* over pipes or a PTY (*size* = (cols, rows)); returns the run."""
+        t = self._timeout(timeout)
+        request = pb.StartBackgroundRequest(
+            session_id=session_id,
+            command=command,
+            cwd=cwd,
+            env=dict(env or {}),
+            pty=pty,
+            source_turn_id=source_turn_id,
+            source_tool_call_id=source_tool_call_id,
+        )
+        if timeout_ms is not None:
+            request.timeout_ms = timeout_ms
+        if size is not None:
+            request.size.cols, request.size.rows = size
+        with translated():
+            response = await self._stub.StartBackground(request, timeout=t)
+        return response.run
+
+    async def get_run(self, session_id: str, ref: str, *, timeout: float | None = None) -> pb.Run:
+        """A run as of now (with live output for an active run)."""
+        t = self._timeout(timeout)
+        with translated():
+            response = await self._stub.GetRun(
+                pb.GetRunRequest(session_id=session_id, ref=ref), timeout=t
+            )
+        return response.run
+
+    async def list_runs(
+        self,
+        session_id: str,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        timeout: float | None = None,
+    ) -> pb.ListRunsResponse:
+        """One page of a session's runs, oldest first."""
+        t = self._timeout(timeout)
+        request = pb.ListRunsRequest(
+            session_id=session_id, page_size=page_size, page_token=page_token
+        )
+        with translated():
+            return await self._stub.ListRuns(request, timeout=t)
+
+    async def stop_run(self, session_id: str, ref: str, *, timeout: float | None = None) -> pb.Run:
+        """Cancel a run and return its final state."""
+        t = self._timeout(timeout)
+        with translated():
+            response = await self._stub.StopRun(
+                pb.StopRunRequest(session_id=session_id, ref=ref), timeout=t
+            )
+        return response.run
+
+    def watch_runs(
+        self, session_id: str, *, after_change_seq: int = 0, timeout: float | None = None
+    ) -> ResumableStream[pb.Run]:
+        """Every change of a session's runs after *after_change_seq*, then live; resumes after
+        drops from the last ``change_seq`` seen, until closed."""
+        t = self._stream_timeout(timeout)
+        source = _WatchRunsSource(self._stub, session_id, after_change_seq, t)
+        return ResumableStream(source, self._channel, self.options.resume, ends_at_terminal=False)
+
+    def attach(
+        self,
+        session_id: str,
+        ref: str,
+        *,
+        after_sequence: int = 0,
+        timeout: float | None = None,
+    ) -> ResumableStream[pb.AttachResponse]:
+        """Follow a run: ``attached`` (the run and its screen, once), output chunks (each
+        sequence once, in order, resumed after drops), then ``ended``.
+
+        Read-only: control a PTY run through :meth:`acquire_controller`.
+        """
+        t = self._stream_timeout(timeout)
+        source = _AttachSource(self._stub, session_id, ref, after_sequence, t)
+        return ResumableStream(source, self._channel, self.options.resume)
+
+    async def acquire_controller(
+        self,
+        session_id: str,
+        ref: str,
+        controller_id: str,
+        *,
+        timeout: float | None = None,
+    ) -> ControllerLease:
+        """Take the controller lease of an active PTY run on this client's connection.
+
+        Another holder's lease is ConflictError. Use the lease as ``async with``, or call
+        :meth:`ControllerLease.release`; closing the client releases it too.
+        """
+        t = self._timeout(timeout)
+        connection = await self._connection.get()
+        request = pb.AcquireControllerRequest(
+            session_id=session_id,
+            ref=ref,
+            controller_id=controller_id,
+            connection_id=connection.connection_id,
+        )
+        with translated():
+            acquired = await self._stub.AcquireController(request, timeout=t)
+        lease = ControllerLease(
+            self._stub,
+            self._channel,
+            options=self.options,
+            connection=connection,
+            request=request,
+            acquired=acquired,
+            forget=self._forget,
+        )
+        self._leases.append(lease)
+        return lease
+
+    def _forget(self, lease: ControllerLease) -> None:
+        with contextlib.suppress(ValueError):
+            self._leases.remove(lease)
+
+    async def shutdown(self, *, timeout: float | None = None) -> pb.ShutdownResponse:
+        """Drain the service (cancel live runs, report how they ended); it then exits."""
+        t = self._timeout(timeout)
+        with translated():
+            return await self._stub.Shutdown(pb.ShutdownRequest(), timeout=t)

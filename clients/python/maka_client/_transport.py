@@ -1,0 +1,114 @@
+"""Channels, deadlines and the one place where ``grpc.RpcError`` becomes a :class:`MakaError`.
+
+Every public method of the async clients goes through :func:`translated` (unary calls, each step
+of a stream), so callers only ever see the typed exceptions of :mod:`maka_client.errors`.
+"""
+
+# `timeout` parameters are gRPC deadlines handed to the call, not asyncio timeouts.
+# ruff: noqa: ASYNC109
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from maka_client.errors import ClientClosedError, client_error, from_rpc_error
+
+
+@dataclass(frozen=True)
+class ResumePolicy:
+    """How a dropped stream (or an unconfirmed lease control) is retried.
+
+    Attempts count consecutive failures; any event received resets the count. The first retry
+    is immediate, later ones back off exponentially from ``initial_backoff`` to ``max_backoff``.
+    Each attempt waits at most ``connect_timeout`` seconds for the channel to be ready.
+    """
+
+    max_attempts: int = 6
+    initial_backoff: float = 0.05
+    max_backoff: float = 1.0
+    connect_timeout: float = 5.0
+
+    def backoff(self, attempt: int) -> float:
+        """Seconds to wait before retry number *attempt* (1 = the first retry)."""
+        if attempt <= 1:
+            return 0.0
+        return float(min(self.max_backoff, self.initial_backoff * 2 ** (attempt - 2)))
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """Settings shared by the clients.
+
+    ``timeout`` is the deadline in seconds of every unary call (and of each attempt of a lease
+    control). ``stream_timeout`` is the deadline of a stream: ``None`` by default, because a
+    stream that follows live (a turn waiting for an approval, a watch) has no natural end;
+    transport loss is handled by ``resume`` instead.
+    """
+
+    timeout: float = 30.0
+    stream_timeout: float | None = None
+    resume: ResumePolicy = field(default_factory=ResumePolicy)
+    #: Extra ``grpc`` channel arguments, added after the SDK's own (so they win).
+    channel_options: Sequence[tuple[str, Any]] = ()
+    #: Sent in ``OpenConnection`` (the resource service logs it).
+    client_name: str = "maka-python-sdk"
+
+
+# Reconnect quickly: the services are local, and a resumed stream waits for the channel.
+_CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+    ("grpc.keepalive_time_ms", 30_000),
+)
+
+
+def open_channel(
+    address: str,
+    options: ClientOptions,
+    interceptors: Sequence[grpc.aio.ClientInterceptor] | None = None,
+) -> grpc.aio.Channel:
+    """A plaintext channel to *address* (``HOST:PORT``)."""
+    return grpc.aio.insecure_channel(
+        address,
+        options=[*_CHANNEL_OPTIONS, *options.channel_options],
+        interceptors=list(interceptors) if interceptors else None,
+    )
+
+
+@contextlib.contextmanager
+def translated() -> Iterator[None]:
+    """Re-raise a failed call as the matching :class:`MakaError` (``__cause__`` set)."""
+    try:
+        yield
+    except grpc.RpcError as error:
+        raise from_rpc_error(error) from error
+
+
+async def wait_ready(channel: grpc.aio.Channel, timeout: float) -> bool:
+    """True once *channel* is connected; False if it is not within *timeout* seconds."""
+    try:
+        await asyncio.wait_for(channel.channel_ready(), timeout)
+    except TimeoutError:
+        return False
+    return True
+
+
+class Lifecycle:
+    """Open → closed, once; calls on a closed client raise :class:`ClientClosedError`."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self.closed = False
+
+    def check(self) -> None:
+        if self.closed:
+            raise client_error(
+                ClientClosedError, f"this {self._name} is closed", grpc.StatusCode.CANCELLED
+            )

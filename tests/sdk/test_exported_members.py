@@ -1,0 +1,76 @@
+"""The public surface of ``maka_client`` is pinned: adding or removing a name is a decision."""
+
+from __future__ import annotations
+
+import maka_client
+from maka_client import aio, sync
+
+EXPECTED = {
+    "AlreadyResolvedError",
+    "ClientClosedError",
+    "ClientOptions",
+    "ConflictError",
+    "ControllerLease",
+    "DrainingError",
+    "InvalidRequestError",
+    "KernelClient",
+    "LeaseLostError",
+    "MakaError",
+    "NotFoundError",
+    "ResourceClient",
+    "ResourceExhaustedError",
+    "ResumableStream",
+    "ResumeFailedError",
+    "ResumePolicy",
+    "ServerError",
+    "SessionArchivedError",
+    "SessionBusyError",
+    "SessionQuarantinedError",
+    "TurnStream",
+    "UnavailableError",
+    "aio",
+    "errors",
+    "is_turn_end",
+    "sync",
+}
+
+
+def test_exported_members() -> None:
+    assert set(maka_client.__all__) == EXPECTED
+    public = {name for name in vars(maka_client) if not name.startswith("_")}
+    # Submodules (aio, sync, errors and the launcher once imported) are the only extras.
+    assert public - EXPECTED <= {"launcher"}
+    for name in maka_client.__all__:
+        value = getattr(maka_client, name)
+        if isinstance(value, type):
+            assert value.__module__.startswith("maka_client"), name
+
+
+def test_async_and_sync_modules() -> None:
+    assert set(aio.__all__) == {
+        "ClientOptions",
+        "ControllerLease",
+        "KernelClient",
+        "ResourceClient",
+        "ResumableStream",
+        "ResumePolicy",
+        "TurnStream",
+        "is_turn_end",
+    }
+    assert aio.KernelClient is maka_client.KernelClient
+    assert set(sync.__all__) == {
+        "ControllerLease",
+        "KernelClient",
+        "ResourceClient",
+        "Stream",
+        "TurnStream",
+    }
+
+
+def test_errors_form_one_hierarchy() -> None:
+    for name in maka_client.__all__:
+        value = getattr(maka_client, name)
+        if isinstance(value, type) and name.endswith("Error"):
+            assert issubclass(value, maka_client.MakaError), name
+    assert issubclass(maka_client.LeaseLostError, maka_client.ConflictError)
+    assert issubclass(maka_client.ResumeFailedError, maka_client.UnavailableError)
