@@ -38,8 +38,8 @@ EXPECTED = {
 def test_exported_members() -> None:
     assert set(maka_client.__all__) == EXPECTED
     public = {name for name in vars(maka_client) if not name.startswith("_")}
-    # Submodules (aio, sync, errors and the launcher once imported) are the only extras.
-    assert public - EXPECTED <= {"launcher"}
+    # Submodules (aio, sync, errors; the launcher and the CLI once imported) are the only extras.
+    assert public - EXPECTED <= {"launcher", "cli"}
     for name in maka_client.__all__:
         value = getattr(maka_client, name)
         if isinstance(value, type):

@@ -1,0 +1,77 @@
+"""The ``maka`` argument parser, dispatch, and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, NoReturn
+
+from maka_client.cli import attach, runs, services, sessions, turn
+from maka_client.cli.context import DEFAULT_KERNEL, DEFAULT_RESOURCE, CommandError, Context
+from maka_client.cli.output import Output
+from maka_client.errors import MakaError
+
+Handler = Callable[[Context, argparse.Namespace], Coroutine[Any, Any, int]]
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors print the usage, then the same one-line form as every error; exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, error_line(message, "USAGE") + "\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="maka", description="Sessions, turns and runs of Maka Runtime.")
+    parser.add_argument(
+        "--kernel",
+        metavar="HOST:PORT",
+        default=os.environ.get("MAKA_KERNEL_ADDRESS") or DEFAULT_KERNEL,
+        help="kernel address (env MAKA_KERNEL_ADDRESS, default %(default)s)",
+    )
+    parser.add_argument(
+        "--resource",
+        metavar="HOST:PORT",
+        default=os.environ.get("MAKA_RESOURCE_ADDRESS") or DEFAULT_RESOURCE,
+        help="resource address (env MAKA_RESOURCE_ADDRESS, default %(default)s)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="machine output: one JSON object per line"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in (services, sessions, turn, runs, attach):
+        module.register(commands)
+    return parser
+
+
+def error_line(message: str, reason: str) -> str:
+    """The one line every failure prints on stderr."""
+    return f"maka: error: {message} ({reason})"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one ``maka`` command; returns its exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    ctx = Context(args.kernel, args.resource, Output(json_mode=args.json))
+    try:
+        return asyncio.run(handler(ctx, args))
+    except MakaError as error:
+        reason = error.reason or error.code.name
+        message = error.message.splitlines()[0] if error.message else reason
+        print(error_line(message, reason), file=sys.stderr)
+        return 1
+    except CommandError as error:
+        print(error_line(error.message, error.reason), file=sys.stderr)
+        return 2 if error.reason == "USAGE" else 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``maka ls | head``): nothing more to say.
+        sys.stderr.close()
+        return 1

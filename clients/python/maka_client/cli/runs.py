@@ -1,0 +1,277 @@
+"""Run commands: ``run`` (foreground), ``bg``, ``ps``, ``logs``, ``stop``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from maka.resource.v1 import resource_pb2 as pb
+
+from maka_client.cli.context import CommandError, Context, default_session
+from maka_client.cli.output import to_dict
+
+TERMINAL = frozenset(
+    {
+        pb.RUN_STATUS_COMPLETED,
+        pb.RUN_STATUS_FAILED,
+        pb.RUN_STATUS_TIMED_OUT,
+        pb.RUN_STATUS_CANCELLED,
+        pb.RUN_STATUS_ORPHANED,
+    }
+)
+
+
+def add_session(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--session", default=None, help='session of the run (env MAKA_SESSION, else "default")'
+    )
+
+
+def add_command(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD …")
+
+
+def register(commands: Any) -> None:
+    run = commands.add_parser("run", help="run a command in the foreground")
+    add_session(run)
+    run.add_argument("--cwd", default="")
+    run.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    add_command(run)
+    run.set_defaults(handler=cmd_run)
+
+    bg = commands.add_parser("bg", help="start a background run and print its ref")
+    add_session(bg)
+    bg.add_argument("--pty", action="store_true", help="in a pseudo-terminal")
+    bg.add_argument("--cols", type=int, default=None)
+    bg.add_argument("--rows", type=int, default=None)
+    bg.add_argument("--cwd", default="")
+    bg.add_argument("--timeout", type=float, default=None, metavar="SECONDS")
+    add_command(bg)
+    bg.set_defaults(handler=cmd_bg)
+
+    ps = commands.add_parser("ps", help="a session's runs")
+    add_session(ps)
+    ps.set_defaults(handler=cmd_ps)
+
+    logs = commands.add_parser("logs", help="a run's output")
+    add_session(logs)
+    logs.add_argument("ref")
+    logs.add_argument("-f", "--follow", action="store_true", help="follow live output")
+    logs.set_defaults(handler=cmd_logs)
+
+    stop = commands.add_parser("stop", help="cancel a run")
+    add_session(stop)
+    stop.add_argument("ref")
+    stop.set_defaults(handler=cmd_stop)
+
+
+def session_of(args: argparse.Namespace) -> str:
+    return str(args.session or default_session())
+
+
+def command_line(cmd: Sequence[str]) -> str:
+    """The shell command for ``-- CMD …``: one argument as written, several quoted."""
+    words = list(cmd)
+    if words and words[0] == "--":
+        words = words[1:]
+    if not words:
+        raise CommandError("no command given: maka run -- CMD …")
+    return words[0] if len(words) == 1 else shlex.join(words)
+
+
+def timeout_ms(seconds: float | None) -> int | None:
+    return None if seconds is None else max(1, round(seconds * 1000))
+
+
+def status_name(status: int) -> str:
+    return str(pb.RunStatus.Name(status)).removeprefix("RUN_STATUS_").lower()  # type: ignore[arg-type]
+
+
+def exit_code(run: pb.Run) -> int:
+    """The exit status ``maka`` passes through for a finished run."""
+    if run.status == pb.RUN_STATUS_TIMED_OUT:
+        return 124
+    if run.status == pb.RUN_STATUS_CANCELLED:
+        return 130
+    if run.HasField("exit_code"):
+        return run.exit_code
+    if run.HasField("signal"):
+        return 128 + run.signal
+    return 0 if run.status == pb.RUN_STATUS_COMPLETED else 1
+
+
+def describe_end(run: pb.Run) -> str:
+    code = f", exit {run.exit_code}" if run.HasField("exit_code") else ""
+    message = f": {run.message}" if run.message else ""
+    return f"{run.ref} {status_name(run.status)}{code}{message}"
+
+
+def write_chunk(chunk: pb.OutputChunk) -> None:
+    target = sys.stderr if chunk.stream == pb.OUTPUT_STREAM_STDERR else sys.stdout
+    target.buffer.write(chunk.data)
+    target.flush()
+
+
+def chunk_record(chunk: pb.OutputChunk) -> dict[str, Any]:
+    stream = str(pb.OutputStream.Name(chunk.stream)).removeprefix("OUTPUT_STREAM_").lower()
+    return {
+        "sequence": chunk.sequence,
+        "stream": stream,
+        "data": chunk.data.decode(errors="replace"),
+    }
+
+
+async def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
+    command = command_line(args.cmd)
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    assert main is not None
+    # Ctrl-C cancels the call, and the service cancels a run whose caller goes away.
+    loop.add_signal_handler(signal.SIGINT, main.cancel)
+    result: pb.Run | None = None
+    try:
+        async with ctx.resource() as resource:
+            async for response in resource.run_foreground(
+                session_of(args), command, cwd=args.cwd, timeout_ms=timeout_ms(args.timeout)
+            ):
+                kind = response.WhichOneof("event")
+                if kind == "output":
+                    if ctx.out.json:
+                        ctx.out.record(chunk_record(response.output))
+                    else:
+                        write_chunk(response.output)
+                elif kind == "gap":
+                    ctx.out.note(f"maka: output lost ({response.gap.last_sequence})")
+                elif kind == "result":
+                    result = response.result
+    except asyncio.CancelledError:
+        ctx.out.note("maka: run cancelled")
+        return 130
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    if result is None:
+        raise CommandError("the run ended without a result", "INTERNAL_FAILURE")
+    if ctx.out.json:
+        ctx.out.record({"result": to_dict(result)})
+    elif result.status not in (pb.RUN_STATUS_COMPLETED, pb.RUN_STATUS_FAILED):
+        ctx.out.note(f"maka: {describe_end(result)}")
+    return exit_code(result)
+
+
+async def cmd_bg(ctx: Context, args: argparse.Namespace) -> int:
+    command = command_line(args.cmd)
+    size = None
+    if args.cols is not None or args.rows is not None:
+        if not args.pty:
+            raise CommandError("--cols/--rows need --pty")
+        size = (args.cols or 80, args.rows or 24)
+    async with ctx.resource() as resource:
+        run = await resource.start_background(
+            session_of(args),
+            command,
+            pty=args.pty,
+            size=size,
+            cwd=args.cwd,
+            timeout_ms=timeout_ms(args.timeout),
+        )
+    if ctx.out.json:
+        ctx.out.record(run)
+    else:
+        ctx.out.line(run.ref)
+    return 0
+
+
+async def cmd_ps(ctx: Context, args: argparse.Namespace) -> int:
+    runs: list[pb.Run] = []
+    token = ""
+    async with ctx.resource() as resource:
+        while True:
+            page = await resource.list_runs(session_of(args), page_token=token)
+            runs.extend(page.runs)
+            token = page.next_page_token
+            if not token:
+                break
+    if ctx.out.json:
+        for run in runs:
+            run.ClearField("output")
+            ctx.out.record(run)
+        return 0
+    rows = [
+        [
+            run.ref,
+            status_name(run.status),
+            "pty" if run.mode == pb.RUN_MODE_PTY else "pipes",
+            str(run.exit_code) if run.HasField("exit_code") else "",
+            run.command,
+        ]
+        for run in runs
+    ]
+    ctx.out.table(["REF", "STATUS", "MODE", "EXIT", "COMMAND"], rows)
+    return 0
+
+
+def screen_text(screen: pb.Screen) -> str:
+    lines = [*screen.scrollback, *screen.lines]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "".join(line.rstrip() + "\n" for line in lines)
+
+
+async def cmd_logs(ctx: Context, args: argparse.Namespace) -> int:
+    session = session_of(args)
+    async with ctx.resource() as resource:
+        run = await resource.get_run(session, args.ref)
+        if not args.follow or run.status in TERMINAL:
+            _print_output(ctx, run)
+            return 0
+        skip_through = 0
+        async for event in resource.attach(session, args.ref):
+            kind = event.WhichOneof("event")
+            if kind == "attached" and event.attached.run.mode == pb.RUN_MODE_PTY:
+                # The screen stands for the output so far; the chunks after it are live.
+                skip_through = event.attached.output_sequence
+                _emit(ctx, "screen", screen_text(event.attached.screen))
+            elif kind == "output" and event.output.sequence > skip_through:
+                if ctx.out.json:
+                    ctx.out.record(chunk_record(event.output))
+                else:
+                    write_chunk(event.output)
+            elif kind == "ended":
+                if ctx.out.json:
+                    ctx.out.record({"ended": to_dict(event.ended)})
+                else:
+                    ctx.out.status(describe_end(event.ended))
+    return 0
+
+
+def _emit(ctx: Context, stream: str, text: str) -> None:
+    if ctx.out.json:
+        ctx.out.record({"stream": stream, "data": text})
+    elif text:
+        target = sys.stderr if stream == "stderr" else sys.stdout
+        target.write(text)
+        target.flush()
+
+
+def _print_output(ctx: Context, run: pb.Run) -> None:
+    if run.HasField("screen"):
+        _emit(ctx, "screen", screen_text(run.screen))
+    elif run.HasField("pipes"):
+        _emit(ctx, "stdout", run.pipes.stdout)
+        _emit(ctx, "stderr", run.pipes.stderr)
+
+
+async def cmd_stop(ctx: Context, args: argparse.Namespace) -> int:
+    async with ctx.resource() as resource:
+        run = await resource.stop_run(session_of(args), args.ref, timeout=60)
+    if ctx.out.json:
+        run.ClearField("output")
+        ctx.out.record(run)
+    else:
+        ctx.out.line(describe_end(run))
+    return 0

@@ -1,0 +1,166 @@
+"""Session commands: ``new``, ``ls``, ``show``, ``rename``, ``archive``, ``unarchive``, ``rm``."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+from typing import Any
+
+from maka.kernel.v1 import kernel_pb2 as pb
+
+from maka_client.cli.context import Context
+from maka_client.cli.events import describe_entry
+from maka_client.cli.output import to_dict
+
+PERMISSION_MODES = {"ask": pb.PERMISSION_MODE_ASK, "bypass": pb.PERMISSION_MODE_BYPASS}
+
+
+def register(commands: Any) -> None:
+    new = commands.add_parser("new", help="create a session")
+    new.add_argument("workspace", nargs="?", default=None, help="workspace root (default: .)")
+    new.add_argument("--name", default="")
+    new.add_argument("--cwd", default="")
+    new.add_argument("--permission-mode", choices=sorted(PERMISSION_MODES), default=None)
+    new.set_defaults(handler=cmd_new)
+
+    ls = commands.add_parser("ls", help="list sessions, newest first")
+    ls.add_argument("--archived", action="store_true", help="archived sessions instead")
+    ls.add_argument("--label", default="")
+    ls.set_defaults(handler=cmd_ls)
+
+    show = commands.add_parser("show", help="a session's header and recent log")
+    show.add_argument("session")
+    show.add_argument("--limit", type=int, default=20, help="log entries to show")
+    show.set_defaults(handler=cmd_show)
+
+    rename = commands.add_parser("rename", help="rename a session")
+    rename.add_argument("session")
+    rename.add_argument("name")
+    rename.set_defaults(handler=cmd_rename)
+
+    for name, archived in (("archive", True), ("unarchive", False)):
+        parser = commands.add_parser(name, help=f"{name} a session")
+        parser.add_argument("session")
+        parser.set_defaults(handler=cmd_archive, archived=archived)
+
+    rm = commands.add_parser("rm", help="delete a session and its log")
+    rm.add_argument("session")
+    rm.set_defaults(handler=cmd_rm)
+
+
+def status_name(session: pb.Session) -> str:
+    return pb.SessionStatus.Name(session.status).removeprefix("SESSION_STATUS_").lower()
+
+
+def print_session(ctx: Context, session: pb.Session) -> None:
+    if ctx.out.json:
+        ctx.out.record(session)
+        return
+    ctx.out.line(session.id, "bold")
+
+
+def absolute(path: str | None) -> str:
+    return os.path.abspath(path or os.getcwd())
+
+
+async def cmd_new(ctx: Context, args: argparse.Namespace) -> int:
+    workspace = absolute(args.workspace)
+    mode = PERMISSION_MODES.get(args.permission_mode or "", pb.PERMISSION_MODE_UNSPECIFIED)
+    async with ctx.kernel() as kernel:
+        session = await kernel.create_session(
+            workspace, name=args.name, cwd=args.cwd, permission_mode=mode
+        )
+    print_session(ctx, session)
+    return 0
+
+
+async def cmd_ls(ctx: Context, args: argparse.Namespace) -> int:
+    sessions: list[pb.Session] = []
+    token = ""
+    async with ctx.kernel() as kernel:
+        while True:
+            page = await kernel.list_sessions(
+                page_token=token, archived=args.archived, label=args.label
+            )
+            sessions.extend(page.sessions)
+            token = page.next_page_token
+            if not token:
+                break
+    if ctx.out.json:
+        for session in sessions:
+            ctx.out.record(session)
+        return 0
+    rows = [
+        [
+            s.id,
+            s.name,
+            status_name(s),
+            ",".join(s.labels),
+            s.last_used_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
+            s.workspace_root,
+        ]
+        for s in sessions
+    ]
+    ctx.out.table(["ID", "NAME", "STATUS", "LABELS", "LAST USED", "WORKSPACE"], rows)
+    return 0
+
+
+async def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
+    async with ctx.kernel() as kernel:
+        session = await kernel.get_session(args.session)
+        recent: collections.deque[pb.SessionEvent] = collections.deque(maxlen=max(args.limit, 0))
+        after = 0
+        while True:
+            events = await kernel.read_messages(args.session, after_seq=after)
+            if not events:
+                break
+            after = events[-1].seq
+            # Text deltas are summed up by the assistant message that follows them.
+            recent.extend(e for e in events if e.WhichOneof("event") != "text_delta")
+    if ctx.out.json:
+        ctx.out.record({"session": to_dict(session), "log": [to_dict(e) for e in recent]})
+        return 0
+    out = ctx.out
+    out.line(f"{session.id}  {session.name}", "bold")
+    mode = pb.PermissionMode.Name(session.permission_mode).removeprefix("PERMISSION_MODE_")
+    for label, value in (
+        ("status", status_name(session)),
+        ("workspace", session.workspace_root),
+        ("cwd", session.cwd),
+        ("backend", session.backend),
+        ("permission", mode.lower()),
+        ("labels", ", ".join(session.labels)),
+        ("archived", "yes" if session.archived else "no"),
+    ):
+        out.line(f"  {label:<11}{value}")
+    if recent:
+        out.line("")
+    for entry in recent:
+        text, style = describe_entry(entry)
+        out.line(f"{entry.seq:>5}  {text}", style)
+    return 0
+
+
+async def cmd_rename(ctx: Context, args: argparse.Namespace) -> int:
+    async with ctx.kernel() as kernel:
+        session = await kernel.update_session(args.session, name=args.name)
+    print_session(ctx, session)
+    return 0
+
+
+async def cmd_archive(ctx: Context, args: argparse.Namespace) -> int:
+    async with ctx.kernel() as kernel:
+        session = await kernel.update_session(args.session, archived=args.archived)
+    print_session(ctx, session)
+    return 0
+
+
+async def cmd_rm(ctx: Context, args: argparse.Namespace) -> int:
+    async with ctx.kernel() as kernel:
+        await kernel.delete_session(args.session)
+    if ctx.out.json:
+        ctx.out.record({"deleted": args.session})
+    else:
+        ctx.out.line(f"deleted {args.session}")
+    return 0

@@ -1,0 +1,72 @@
+"""``maka run/bg/ps/logs/stop``: exit codes passed through, streams kept apart, JSON lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.conftest import Maka, finish
+
+
+def test_run_passes_the_exit_code_through(maka: Maka) -> None:
+    result = maka("run", "--", "sh", "-c", "exit 3")
+    assert result.returncode == 3
+
+
+def test_run_keeps_stdout_and_stderr_apart(maka: Maka) -> None:
+    result = maka("run", "--", "echo out; echo err >&2")
+    assert result.returncode == 0
+    assert result.stdout == "out\n"
+    assert result.stderr == "err\n"
+
+
+def test_run_json_lines_parse(maka: Maka) -> None:
+    records = maka.json("run", "--", "printf", "a b")
+    assert records[0]["data"] == "a b"
+    assert records[0]["stream"] == "stdout"
+    assert records[-1]["result"]["status"] == "RUN_STATUS_COMPLETED"
+
+
+def test_run_timeout_exits_124(maka: Maka) -> None:
+    result = maka("run", "--timeout", "0.2", "--", "sleep", "30")
+    assert result.returncode == 124
+    assert "timed_out" in result.stderr
+
+
+def test_run_without_a_command_is_a_usage_error(maka: Maka) -> None:
+    result = maka("run")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "maka: error: no command given: maka run -- CMD … (USAGE)"
+
+
+@pytest.mark.slow
+def test_ctrl_c_cancels_a_foreground_run(maka: Maka) -> None:
+    child = maka.spawn("run", "--", "echo started; sleep 30")
+    child.expect("started")
+    child.sendintr()
+    child.expect("run cancelled")
+    assert finish(child) == 130
+
+
+def test_background_run_listed_logged_and_stopped(maka: Maka) -> None:
+    ref = maka.ok("bg", "--", "echo first; echo second >&2; exec sleep 30").strip()
+    assert ref.startswith("maka://runtime/background-tasks/")
+    follow = maka.spawn("logs", "-f", ref)
+    follow.expect("first")
+    [run] = [r for r in maka.json("ps") if r["ref"] == ref]
+    assert run["status"] == "RUN_STATUS_RUNNING"
+    stopped = maka.json("stop", ref)[0]
+    assert stopped["status"] == "RUN_STATUS_CANCELLED"
+    follow.expect("cancelled")
+    assert finish(follow) == 0
+    logs = maka("logs", ref)
+    assert logs.stdout == "first\n"
+    assert logs.stderr == "second\n"
+
+
+def test_pty_run_logs_show_the_screen(maka: Maka) -> None:
+    ref = maka.ok("bg", "--pty", "--cols", "40", "--rows", "5", "--", "printf 'a\\nb\\n'").strip()
+    follow = maka.spawn("logs", "-f", ref)
+    assert finish(follow) == 0  # it ends by itself
+    assert maka.ok("logs", ref) == "a\nb\n"
+    [run] = maka.json("ps")
+    assert run["mode"] == "RUN_MODE_PTY"

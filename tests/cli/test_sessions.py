@@ -1,0 +1,79 @@
+"""``maka new/ls/show/rename/archive/unarchive/rm``, ``health``, ``--json`` and errors."""
+
+from __future__ import annotations
+
+import re
+
+from tests.cli.conftest import Maka
+
+ERROR_LINE = re.compile(r"^maka: error: .+ \([A-Z_]+\)$")
+
+
+def test_session_lifecycle_in_json(maka: Maka) -> None:
+    created = maka.json(
+        "new", "--name", "first", "--permission-mode", "bypass", str(maka.workspace)
+    )
+    [session] = created
+    sid = session["id"]
+    assert session["name"] == "first"
+    assert session["permission_mode"] == "PERMISSION_MODE_BYPASS"
+    assert session["workspace_root"] == str(maka.workspace)
+
+    assert sid in {s["id"] for s in maka.json("ls")}
+    maka.ok("rename", sid, "second")
+    [shown] = maka.json("show", sid)
+    assert shown["session"]["name"] == "second"
+    assert shown["log"][0]["system_note"]["kind"] == "SYSTEM_NOTE_KIND_SESSION_START"
+
+    maka.ok("archive", sid)
+    assert sid not in {s["id"] for s in maka.json("ls")}
+    assert sid in {s["id"] for s in maka.json("ls", "--archived")}
+    maka.ok("unarchive", sid)
+    assert sid in {s["id"] for s in maka.json("ls")}
+
+    assert maka.json("rm", sid) == [{"deleted": sid}]
+    assert sid not in {s["id"] for s in maka.json("ls")}
+
+
+def test_human_output_without_a_tty_is_plain(maka: Maka) -> None:
+    sid = maka.ok("new", "--name", "plain", str(maka.workspace)).strip()
+    listing = maka.ok("ls")
+    assert "\x1b[" not in listing
+    assert listing.splitlines()[0].split("\t")[:3] == ["ID", "NAME", "STATUS"]
+    assert any(line.startswith(f"{sid}\tplain\tactive") for line in listing.splitlines())
+    shown = maka.ok("show", sid)
+    assert "workspace" in shown
+    assert "note session_start" in shown
+
+
+def test_unknown_session_is_one_line_and_exit_1(maka: Maka) -> None:
+    result = maka("show", "no-such-session")
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert ERROR_LINE.match(result.stderr.strip())
+    assert result.stderr.strip().endswith("(NOT_FOUND)")
+
+
+def test_usage_error_exits_2(maka: Maka) -> None:
+    result = maka("new", "--permission-mode", "sometimes")
+    assert result.returncode == 2
+    assert "maka: error:" in result.stderr
+
+
+def test_unreachable_service_is_one_line(maka: Maka) -> None:
+    result = maka("--kernel", "127.0.0.1:1", "ls")
+    assert result.returncode == 1
+    assert ERROR_LINE.match(result.stderr.strip()), result.stderr
+    assert "(UNAVAILABLE)" in result.stderr
+
+
+def test_health_reports_both_services(maka: Maka) -> None:
+    records = maka.json("health")
+    assert {r["service"]: r["status"] for r in records} == {
+        "kernel": "serving",
+        "resource": "serving",
+    }
+    down = maka("--json", "--resource", "127.0.0.1:1", "health")
+    assert down.returncode == 1
+    assert '"unreachable"' in down.stdout

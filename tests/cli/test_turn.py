@@ -1,0 +1,94 @@
+"""``maka turn``: streaming, approvals and questions (prompted and by flag), Ctrl-C stops."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.conftest import Maka, finish
+
+
+def test_turn_streams_and_exits_0(maka: Maka) -> None:
+    sid = maka.new_session()
+    result = maka("turn", sid, "/script say hello; tool bash ls; say done")
+    assert result.returncode == 0, result
+    assert "hello" in result.stdout
+    assert "tool bash ls" in result.stdout
+    assert "turn completed" in result.stdout
+
+
+def test_turn_json_lines_parse(maka: Maka) -> None:
+    sid = maka.new_session()
+    events = maka.json("turn", sid, "/script say hi")
+    kinds = [next(k for k in e if k in {"text_delta", "turn_state", "complete"}) for e in events]
+    assert kinds[0] == "text_delta"
+    assert events[-1]["turn_state"]["status"] == "TURN_STATUS_COMPLETED"
+    assert all(json.dumps(e) for e in events)
+
+
+def test_failed_turn_exits_1(maka: Maka) -> None:
+    sid = maka.new_session()
+    result = maka("turn", sid, "/script say x; fail broken")
+    assert result.returncode == 1, result
+    assert "turn failed" in result.stdout
+
+
+def test_approval_and_answer_by_flag(maka: Maka) -> None:
+    sid = maka.new_session()
+    denied = maka("turn", sid, "/script approve rm -rf build; say after", "--approve", "deny")
+    assert "resolved deny" in denied.stdout
+    answered = maka(
+        "turn", sid, "/script ask Which colour? | red | blue; say ok", "--answer", "blue"
+    )
+    assert answered.returncode == 0, answered
+    assert "resolved answered: blue" in answered.stdout
+
+
+def test_refused_answer_by_flag_is_an_error(maka: Maka) -> None:
+    sid = maka.new_session()
+    result = maka("turn", sid, "/script ask Which colour? | red | blue", "--answer", "green")
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("maka: error: ")
+    assert result.stderr.strip().endswith("(INVALID_REQUEST)")
+
+
+def test_approval_answered_at_the_prompt(maka: Maka) -> None:
+    sid = maka.new_session()
+    child = maka.spawn("turn", sid, "/script approve rm -rf build; say approved-now")
+    child.expect("approval needed to run 'rm -rf build'")
+    child.expect(r"Allow\? \[o\]nce / \[s\]ession / \[d\]eny: ")
+    child.sendline("maybe")  # not a choice: asked again
+    child.expect(r"\[d\]eny: ")
+    child.sendline("o")
+    child.expect("resolved allow_once")
+    child.expect("approved-now")
+    child.expect("turn completed")
+    assert finish(child) == 0
+
+
+def test_question_answered_at_the_prompt(maka: Maka) -> None:
+    sid = maka.new_session()
+    child = maka.spawn("turn", sid, "/script ask Which colour? | red | blue")
+    child.expect(r"2\) blue")
+    child.expect("Pick 1-2 or type an answer: ")
+    child.sendline("green")  # not an option: the kernel refuses it, and we ask again
+    child.expect("is not one of red, blue")
+    child.expect("Pick 1-2 or type an answer: ")
+    child.sendline("2")
+    child.expect("resolved answered: blue")
+    assert finish(child) == 0
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_hanging_turn(maka: Maka) -> None:
+    sid = maka.new_session()
+    child = maka.spawn("turn", sid, "/script say working; hang")
+    child.expect("working")
+    child.sendintr()
+    child.expect("stopping the turn after the current step")
+    child.expect("turn aborted by cli")
+    assert finish(child) == 130
+    shown = maka.ok("show", sid)
+    assert "note abort" in shown
+    assert "turn aborted by cli" in shown
