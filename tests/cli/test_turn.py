@@ -92,3 +92,19 @@ def test_ctrl_c_stops_a_hanging_turn(maka: Maka) -> None:
     shown = maka.ok("show", sid)
     assert "note abort" in shown
     assert "turn aborted by cli" in shown
+
+
+def test_interrupt_escalates_an_after_step_stop_whose_step_never_ends(maka: Maka) -> None:
+    sid = maka.new_session()
+    child = maka.spawn("turn", sid, "/script say working; hang")
+    child.expect("working")
+    child.sendintr()
+    child.expect("turn aborted by cli")
+    assert finish(child) == 130
+    # The stop was recorded, but the hanging step has not ended: the run has not settled.
+    refused = maka("turn", sid, "/script say again")
+    assert refused.returncode == 1
+    assert "(SESSION_QUARANTINED)" in refused.stderr
+    assert "stopped turn" in maka.ok("interrupt", sid)
+    assert "again" in maka.ok("turn", sid, "/script say again")
+    assert "no turn was running" in maka.ok("interrupt", sid)

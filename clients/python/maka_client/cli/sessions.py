@@ -48,6 +48,15 @@ def register(commands: Any) -> None:
     rm.add_argument("session")
     rm.set_defaults(handler=cmd_rm)
 
+    interrupt = commands.add_parser(
+        "interrupt", help="stop a session's running turn (now, or after the current step)"
+    )
+    interrupt.add_argument("session")
+    interrupt.add_argument(
+        "--after-step", action="store_true", help="let the current step finish first"
+    )
+    interrupt.set_defaults(handler=cmd_interrupt)
+
 
 def status_name(session: pb.Session) -> str:
     return pb.SessionStatus.Name(session.status).removeprefix("SESSION_STATUS_").lower()
@@ -163,4 +172,19 @@ async def cmd_rm(ctx: Context, args: argparse.Namespace) -> int:
         ctx.out.record({"deleted": args.session})
     else:
         ctx.out.line(f"deleted {args.session}")
+    return 0
+
+
+async def cmd_interrupt(ctx: Context, args: argparse.Namespace) -> int:
+    """Also the way out of a turn stopped ``after_step`` whose step never ends: an immediate
+    stop escalates it, the run settles and the session takes turns again."""
+    mode = pb.STOP_MODE_AFTER_STEP if args.after_step else pb.STOP_MODE_IMMEDIATE
+    async with ctx.kernel() as kernel:
+        stopped = await kernel.stop_session(args.session, source="cli", mode=mode)
+    if ctx.out.json:
+        ctx.out.record(stopped)
+    elif stopped.turn_id:
+        ctx.out.line(f"stopped turn {stopped.turn_id}")
+    else:
+        ctx.out.line("no turn was running")
     return 0
