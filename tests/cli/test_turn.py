@@ -81,14 +81,21 @@ def test_question_answered_at_the_prompt(maka: Maka) -> None:
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_a_hanging_turn(maka: Maka) -> None:
+def test_first_ctrl_c_stops_after_the_step_and_the_second_stops_now(maka: Maka) -> None:
     sid = maka.new_session()
     child = maka.spawn("turn", sid, "/script say working; hang")
     child.expect("working")
     child.sendintr()
     child.expect("stopping the turn after the current step")
     child.expect("turn aborted by cli")
+    # The abort is on the record, but the hanging step still runs: maka stays for a second press.
+    child.expect("waiting for the current step to finish")
+    assert maka("turn", sid, "/script say again").returncode == 1  # quarantined meanwhile
+    child.sendintr()
+    child.expect("stopping the turn now")
     assert finish(child) == 130
+    # The immediate stop let the run settle: the session takes a turn again at once.
+    assert "again" in maka.ok("turn", sid, "/script say again")
     shown = maka.ok("show", sid)
     assert "note abort" in shown
     assert "turn aborted by cli" in shown
@@ -99,12 +106,11 @@ def test_interrupt_escalates_an_after_step_stop_whose_step_never_ends(maka: Maka
     child = maka.spawn("turn", sid, "/script say working; hang")
     child.expect("working")
     child.sendintr()
-    child.expect("turn aborted by cli")
-    assert finish(child) == 130
-    # The stop was recorded, but the hanging step has not ended: the run has not settled.
+    child.expect("waiting for the current step to finish")
     refused = maka("turn", sid, "/script say again")
     assert refused.returncode == 1
     assert "(SESSION_QUARANTINED)" in refused.stderr
-    assert "stopped turn" in maka.ok("interrupt", sid)
+    assert "stopped turn" in maka.ok("interrupt", sid)  # from another terminal
+    assert finish(child) == 130  # the waiting maka sees the turn settle and exits
     assert "again" in maka.ok("turn", sid, "/script say again")
     assert "no turn was running" in maka.ok("interrupt", sid)

@@ -344,6 +344,22 @@ class KernelClient:
         source = _TurnSource(self._stub, session_id, turn_id or uuid.uuid4().hex, text, t)
         return TurnStream(source, self._channel, self.options)
 
+    async def wait_until_settled(
+        self, session_id: str, turn_id: str, text: str, *, timeout: float | None = None
+    ) -> None:
+        """Wait until the turn has fully ended on the kernel.
+
+        A stop is recorded as soon as it is delivered, but an ``after_step`` stop lets the
+        current step finish first, and the session takes no new turn until it has. This
+        attaches to the turn (same id and text; the kernel ends that stream once the turn has
+        settled) and reads it to the end.
+        """
+        t = self._stream_timeout(timeout)
+        request = pb.StartTurnRequest(session_id=session_id, turn_id=turn_id, text=text)
+        with translated():
+            async for _ in self._stub.StartTurn(request, timeout=t):
+                pass
+
     def watch_session(
         self, session_id: str, *, after_seq: int = 0, timeout: float | None = None
     ) -> ResumableStream[pb.SessionEvent]:

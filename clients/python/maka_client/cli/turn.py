@@ -1,7 +1,8 @@
 """``maka turn SESSION TEXT``: stream a turn live, answer its requests, stop it with Ctrl-C.
 
-The first Ctrl-C asks the kernel to stop after the current step, the second to stop now; the
-stream is read on to its end either way, so the person sees how the turn ended. Exit status:
+The first Ctrl-C asks the kernel to stop after the current step, the second to stop now. The
+kernel records the abort when the stop is delivered; after a first press maka stays until the
+current step has ended (the turn has settled), so a second press can still stop it now. Exit status:
 0 completed, 1 failed, 130 aborted.
 """
 
@@ -74,6 +75,12 @@ class TurnView:
         self._break_line()
         self.out.note(f"maka: stopping the turn {label}", "yellow")
         self._spawn(self._stop(mode))
+
+    def waiting_for_step(self) -> None:
+        self._break_line()
+        self.out.note(
+            "maka: waiting for the current step to finish (Ctrl-C again to stop it now)", "yellow"
+        )
 
     async def _stop(self, mode: pb.StopMode.ValueType) -> None:
         try:
@@ -198,6 +205,11 @@ async def cmd_turn(ctx: Context, args: argparse.Namespace) -> int:
                 view.show(event)
                 if event.WhichOneof("event") == "turn_state":
                     status = event.turn_state.status
+            if status == pb.TURN_STATUS_ABORTED and view.interrupts == 1:
+                # The stop is on the record, but the current step may still be running; stay
+                # until it ends, so a second Ctrl-C can still stop it now.
+                view.waiting_for_step()
+                await kernel.wait_until_settled(args.session, stream.turn_id, args.text)
         except asyncio.CancelledError:
             if view.failure is None:
                 raise
