@@ -65,3 +65,33 @@ def test_launcher_starts_both_and_stops_both_on_ctrl_c(data_dir: Path) -> None:
         if launcher.poll() is None:
             launcher.kill()
             launcher.communicate()
+
+
+def test_ctrl_c_at_a_terminal_reaches_only_the_launcher(data_dir: Path) -> None:
+    """Regression: the services shared the terminal's process group, so a Ctrl-C hit them
+    directly, in no particular order, and the launcher reported a failure."""
+    import pexpect
+
+    child = pexpect.spawn(
+        sys.executable,
+        [
+            "-m",
+            "maka_client.launcher",
+            "--kernel-listen",
+            "127.0.0.1:0",
+            "--resource-listen",
+            "127.0.0.1:0",
+            "--data-dir",
+            str(data_dir),
+        ],
+        encoding="utf-8",
+        timeout=30,
+    )
+    child.expect(UP)
+    child.sendintr()
+    child.expect("maka-kernel stopped")
+    child.expect("maka-resource stopped")  # after the kernel, not before
+    child.expect("Maka Runtime stopped.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0

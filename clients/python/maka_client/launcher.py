@@ -55,6 +55,9 @@ async def start(name: str, module: str, args: Sequence[str]) -> ServiceChild:
         *args,
         stdin=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
+        # Out of the terminal's process group: Ctrl-C reaches only the launcher, which then
+        # stops the kernel before the resource service (the kernel's turns use its tools).
+        start_new_session=True,
     )
     return ServiceChild(name, process)
 
