@@ -138,6 +138,17 @@ class HostedInteractionAuthority:
     async def _resolve(
         self, session_id: str, request_id: str, resolution: Resolution
     ) -> InteractionRecord:
+        # Once the answer is recorded it must reach the backend even if whoever answered goes
+        # away mid-way (a cancelled RPC): the work runs in a task the authority owns.
+        task = self._tasks.spawn(
+            self._resolve_and_deliver(session_id, request_id, resolution),
+            name=f"interaction-resolve-{request_id}",
+        )
+        return await asyncio.shield(task)
+
+    async def _resolve_and_deliver(
+        self, session_id: str, request_id: str, resolution: Resolution
+    ) -> InteractionRecord:
         resolved = await self._store.resolve_interaction(
             session_id, request_id, resolution, self._now()
         )

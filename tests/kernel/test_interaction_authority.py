@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -170,3 +171,37 @@ async def test_the_legacy_responder_works_only_without_a_hosted_authority(
         assert [e.text for e in rest if e.type == "text_delta"] == ["answer: legacy"]
     finally:
         await kernel.close()
+
+
+async def test_an_answer_reaches_the_backend_even_if_the_answering_caller_goes_away(
+    harness: Harness,
+) -> None:
+    """Regression: the answer was recorded in the caller's task; a caller cancelled after the
+    record (a client whose RPC was cancelled) left the backend waiting forever."""
+    session = await harness.session()
+    stream = harness.kernel.start_turn(
+        session.id, "t-q", text="/script ask Which? | red | blue; say done"
+    )
+    *_, question = await events_until(stream, "user_question_request")
+    held = asyncio.Event()
+    release = asyncio.Event()
+    update_header = harness.store.update_header
+
+    async def held_update_header(session_id: str, patch: dict[str, object]) -> object:
+        if patch.get("status") == "running" and not release.is_set():
+            held.set()  # the resolution is on the record; delivery to the backend is next
+            await release.wait()
+        return await update_header(session_id, patch)
+
+    harness.store.update_header = held_update_header
+    answering = asyncio.ensure_future(
+        harness.kernel.answer_user_question(session.id, question.request_id, ["blue"])
+    )
+    await held.wait()
+    answering.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await answering
+    release.set()
+    rest = [event async for event in stream]
+    assert [e.text for e in rest if e.type == "text_delta"] == ["answer: blue", "done"]
+    assert rest[-1].type == "turn_state" and rest[-1].status == "completed"
