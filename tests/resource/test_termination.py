@@ -86,7 +86,7 @@ async def test_a_grandchild_holding_stdout_does_not_keep_the_run_alive(host: Hos
         host.coordinator.run_foreground_bash(
             bash_input(helper("grandchild_holds_stdout.py"), "call.grandchild")
         ),
-        timeout=20,  # the grandchild sleeps for 60 s
+        timeout=20,  # the grandchild lives until killed
     )
     assert run.status == "completed"
     assert isinstance(run.output, PipesOutput)

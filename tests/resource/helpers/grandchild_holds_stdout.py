@@ -1,18 +1,19 @@
-"""Fork a grandchild that keeps stdout (and stderr) open for a minute, print its pid, exit 0.
+"""Fork a grandchild that keeps stdout (and stderr) open until it is killed, print its pid,
+exit 0.
 
 With ``--escape`` the grandchild also leaves the process group (``setsid``), so only the
-bounded output drain can end the run.
+bounded output drain can end the run (the test then kills the grandchild itself).
 """
 
 import os
+import signal
 import sys
-import time
 
 escape = "--escape" in sys.argv
 pid = os.fork()
 if pid == 0:
     if escape:
         os.setsid()
-    time.sleep(60)
-    os._exit(0)
+    while True:
+        signal.pause()  # wakes only for a signal; SIGKILL ends it
 print(f"grandchild={pid}", flush=True)
