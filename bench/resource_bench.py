@@ -50,6 +50,7 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
             str(data_dir),
             "--max-live-runs",
             "64",
+            "--standalone",  # the bench's sessions are not registered by a kernel
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

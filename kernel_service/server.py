@@ -3,9 +3,15 @@
 Start-up: own the data directory (``DATA_DIR/kernel``), open the SQLite store on that lease,
 run the start-up sweep (turns a dead process left running become aborted with an
 ``interrupted`` note; their pending interaction requests close as ``host_restarted``), then
-build the kernel: the backend registry (the scripted backend), the hosted interaction and
-message authorities. Shutdown (the RPC, SIGTERM or SIGINT) drains the kernel: no new turns,
-running turns stopped ``after_step`` within the grace period and then ``immediate``.
+build the kernel: the link to the resource service (where tools run), the backend registry
+(shell — the default —, llm when connections are configured, scripted), the hosted interaction
+and message authorities. The resource service need not be up yet: calls to it carry deadlines
+and the link reconnects on its own.
+
+Shutdown (the RPC, SIGTERM or SIGINT) drains the kernel: no new turns, running turns stopped
+``after_step`` within the grace period and then ``immediate``; then the cascade asks the
+resource service to shut down too (``--shutdown-resource``, on by default). If it cannot be
+reached the kernel still exits 0 and says so (log line and ``ShutdownResponse.resource``).
 """
 
 from __future__ import annotations
@@ -13,16 +19,20 @@ from __future__ import annotations
 import argparse
 import logging
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import grpc
 from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
 
 from kernel_service.api import convert
 from kernel_service.api.servicer import KernelServicer
+from kernel_service.backends import llm
+from kernel_service.backends.agent import SessionApprovals
 from kernel_service.backends.scripted import KIND as SCRIPTED
 from kernel_service.backends.scripted import scripted_factory
+from kernel_service.backends.shell import KIND as SHELL
+from kernel_service.backends.shell import shell_factory
 from kernel_service.core import (
     BackendRegistry,
     HostedInteractionAuthority,
@@ -30,6 +40,8 @@ from kernel_service.core import (
     KernelError,
     RuntimeKernel,
 )
+from kernel_service.core.tools import HostShutdownReport
+from kernel_service.resource_link import ResourceLink
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.config import CommonConfig, SettingsParser, positive_seconds, target_address
 from maka_common.server import ServerHost, StartupError, run_main
@@ -41,6 +53,7 @@ from maka_common.storage_root import (
 )
 
 DEFAULT_PORT = 50051
+BACKEND_KINDS = (SHELL, "llm", SCRIPTED)
 SERVICE_NAME = kernel_pb2.DESCRIPTOR.services_by_name["KernelService"].full_name
 # After the shutdown grace, turns stopped immediately get this long to settle.
 ESCALATION_GRACE = 5.0
@@ -56,6 +69,12 @@ class KernelConfig:
     resource_address: str
     answer_timeout: float | None = None
     sqlite_synchronous: str = "NORMAL"
+    default_backend: str = SHELL
+    #: The LLM connections (``--llm-connections FILE``); empty: the llm backend has none.
+    llm_connections: Mapping[str, llm.LlmConnection] = field(default_factory=dict)
+    llm_connections_file: str = ""
+    resource_timeout: float = 10.0
+    shutdown_resource: bool = True
 
 
 def _synchronous(value: str) -> str:
@@ -92,13 +111,72 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="normal|full",
         help="SQLite durability: normal survives a crashed process, full also a power loss",
     )
+    settings.add(
+        "llm-connections",
+        type=_connections_file,
+        default="",
+        metavar="FILE",
+        help="TOML file of OpenAI-compatible connections for the llm backend",
+    )
+    settings.add(
+        "default-backend",
+        type=_backend_kind,
+        default=SHELL,
+        metavar="shell|llm|scripted",
+        help="the backend of sessions created without one",
+    )
+    settings.add(
+        "resource-timeout",
+        type=positive_seconds,
+        default="10",
+        metavar="SECONDS",
+        help="deadline of each call to the resource service (stopping a run gets 15 s more)",
+    )
+    settings.add(
+        "shutdown-resource",
+        type=_yes_no,
+        default="yes",
+        metavar="yes|no",
+        help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
+    )
     common, ns = settings.parse(argv)
     return KernelConfig(
         common=common,
         resource_address=ns.resource_address,
         answer_timeout=ns.answer_timeout or None,
         sqlite_synchronous=ns.sqlite_synchronous,
+        default_backend=ns.default_backend,
+        llm_connections=ns.llm_connections[1],
+        llm_connections_file=ns.llm_connections[0],
+        resource_timeout=ns.resource_timeout or 10.0,
+        shutdown_resource=ns.shutdown_resource,
     )
+
+
+def _connections_file(value: str) -> tuple[str, dict[str, llm.LlmConnection]]:
+    if not value:
+        return "", {}
+    try:
+        return value, llm.load_connections(value)
+    except (OSError, ValueError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
+
+
+def _backend_kind(value: str) -> str:
+    if value not in BACKEND_KINDS:
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(BACKEND_KINDS)}, got {value!r}"
+        )
+    return value
+
+
+def _yes_no(value: str) -> bool:
+    lowered = value.lower()
+    if lowered in ("yes", "true", "1", "on"):
+        return True
+    if lowered in ("no", "false", "0", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected yes or no, got {value!r}")
 
 
 def now_ms() -> int:
@@ -117,11 +195,21 @@ class KernelService:
         self._store: SqliteSessionStore | None = None
         self._interactions: HostedInteractionAuthority | None = None
         self.kernel: RuntimeKernel | None = None
+        self.resources: ResourceLink | None = None
+        self.approvals = SessionApprovals()
         self.backends = BackendRegistry()
         self.backends.register(SCRIPTED, scripted_factory)
 
     async def open(self, host: ServerHost) -> None:
         self._host = host
+        # The link's channel belongs to the serving event loop: made here, not in __init__.
+        self.resources = ResourceLink(
+            self.config.resource_address, call_timeout=self.config.resource_timeout
+        )
+        self.backends.register(SHELL, shell_factory(self.resources, self.approvals))
+        self.backends.register(
+            llm.KIND, llm.llm_factory(self.config.llm_connections, self.resources, self.approvals)
+        )
         try:
             root = resolve_storage_root(self.config.common.service_data_dir, "kernel")
             self._owner = acquire_root_owner(root)
@@ -153,12 +241,19 @@ class KernelService:
             interaction_authority=self._interactions,
             message_authority=HostedMessageAuthority(),
             now=now_ms,
+            tool_host=self.resources,
         )
 
     def register(self, server: grpc.aio.Server) -> None:
         assert self._host is not None and self.kernel is not None
         kernel_pb2_grpc.add_KernelServiceServicer_to_server(
-            KernelServicer(self.kernel, self._host), server
+            KernelServicer(
+                self.kernel,
+                self._host,
+                default_backend=self.config.default_backend,
+                resource_address=self.config.resource_address,
+            ),
+            server,
         )
 
     async def drain(self, grace: float) -> kernel_pb2.ShutdownResponse:
@@ -175,11 +270,28 @@ class KernelService:
                 turn.outcome,
                 f" ({turn.failure})" if turn.failure else "",
             )
-        return convert.shutdown_response(report)
+        cascade: HostShutdownReport | None = None
+        if self.config.shutdown_resource and self.resources is not None:
+            cascade = await self.resources.shutdown()
+            if cascade.reached:
+                log.info(
+                    "shutdown cascade: the resource service at %s ended %d run(s), %d unfinished",
+                    self.config.resource_address,
+                    cascade.runs_ended,
+                    cascade.runs_unfinished,
+                )
+            else:
+                log.warning(
+                    "shutdown cascade: could not shut the resource service down: %s",
+                    cascade.error,
+                )
+        return convert.shutdown_response(report, cascade)
 
     async def close(self) -> None:
         if self.kernel is not None:
             await self.kernel.close()
+        if self.resources is not None:
+            await self.resources.close()
         if self._interactions is not None:
             await self._interactions.aclose()
         if self._store is not None:

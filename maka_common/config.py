@@ -3,7 +3,9 @@
 Every setting has a flag and environment names; precedence is flag, then
 ``MAKA_<SERVICE>_<NAME>`` (e.g. ``MAKA_KERNEL_LISTEN``), then ``MAKA_<NAME>``, then the
 default. Values from the environment are validated exactly like flags. A bad value exits with
-status 2 and one line on stderr naming the setting.
+status 2 and one line on stderr naming the setting. A boolean setting is a pair of flags,
+``--name`` and ``--no-name``; in the environment it is ``1``/``true``/``yes``/``on`` or
+``0``/``false``/``no``/``off`` (any case; empty means off).
 """
 
 from __future__ import annotations
@@ -57,6 +59,20 @@ def positive_seconds(value: str) -> float:
     if not 0 <= seconds <= 3600:
         raise argparse.ArgumentTypeError(f"expected 0 to 3600 seconds, got {value!r}")
     return seconds
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+def boolean(value: str) -> bool:
+    """A boolean from the environment: 1/true/yes/on or 0/false/no/off (any case; empty: off)."""
+    word = value.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false (1/0, yes/no, on/off), got {value!r}")
 
 
 def default_data_dir() -> Path:
@@ -149,6 +165,34 @@ class SettingsParser:
             default=value,
             help=f"{help} (env {specific} or {generic}; default %(default)s)",
             **kwargs,
+        )
+
+    def add_flag(self, name: str, *, help: str, default: bool = False) -> None:
+        """Add the boolean ``--name`` / ``--no-name`` whose default comes from the environment
+        when set there (see :func:`boolean`)."""
+        specific, generic = self.env_names(name)
+        source = specific if specific in self.env else generic if generic in self.env else None
+        value = default
+        if source is not None:
+            try:
+                value = boolean(self.env[source])
+            except argparse.ArgumentTypeError as error:
+                self.parser.error(f"{source}: {error}")
+        dest = name.replace("-", "_")
+        state = "on" if value else "off"
+        self.parser.add_argument(
+            f"--{name}",
+            dest=dest,
+            action="store_true",
+            default=value,
+            help=f"{help} (env {specific} or {generic}; default {state})",
+        )
+        self.parser.add_argument(
+            f"--no-{name}",
+            dest=dest,
+            action="store_false",
+            default=value,
+            help=f"turn --{name} off",
         )
 
     def parse(self, argv: Sequence[str] | None) -> tuple[CommonConfig, argparse.Namespace]:

@@ -29,9 +29,9 @@ from resource_service.core import (
     ResourceError,
     SessionAdmissionGate,
     SessionDirectory,
+    SessionRegistry,
     ShellRunConfig,
     ShellRunProcessManager,
-    StandaloneSessionDirectory,
 )
 from resource_service.store import SqliteShellRunStore
 
@@ -47,6 +47,8 @@ class ResourceConfig:
 
     common: CommonConfig
     shell: ShellRunConfig
+    #: Admit any well-formed session id, not only the sessions the kernel registered.
+    standalone: bool = False
 
 
 def _limit(value: str) -> int:
@@ -87,13 +89,18 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         metavar="SECONDS",
         help="between SIGTERM and SIGKILL when a run is stopped, times out or is drained",
     )
+    settings.add_flag(
+        "standalone",
+        help="admit any well-formed session id, not only the sessions the kernel registered "
+        "(RegisterSession); archived sessions are still refused",
+    )
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
         max_live_ptys=int(ns.max_live_ptys),
         termination_grace=float(ns.termination_grace),
     )
-    return ResourceConfig(common=common, shell=shell)
+    return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
 
 
 class _Residencies:
@@ -124,10 +131,10 @@ class ResourceService:
 
     def __init__(self, config: ResourceConfig, *, sessions: SessionDirectory | None = None) -> None:
         self.config = config
-        #: Which sessions exist; standalone (any well-formed session id) unless given.
-        self.sessions: SessionDirectory = (
-            StandaloneSessionDirectory() if sessions is None else sessions
-        )
+        #: Which sessions exist: unless given, the session registry kept in the store (opened
+        #: by :meth:`open`), in kernel or standalone mode as configured.
+        self._given_sessions = sessions
+        self._sessions: SessionDirectory | None = sessions
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
         self._store: SqliteShellRunStore | None = None
@@ -138,6 +145,12 @@ class ResourceService:
         self._closing = asyncio.Event()
         self._failed = False
         self._background: set[asyncio.Task[Any]] = set()
+
+    @property
+    def sessions(self) -> SessionDirectory:
+        """The session directory (once :meth:`open` has run, unless one was given)."""
+        assert self._sessions is not None
+        return self._sessions
 
     @property
     def connections(self) -> ConnectionRegistry:
@@ -154,6 +167,10 @@ class ResourceService:
             raise StartupError(str(error)) from error
         try:
             self._store = await SqliteShellRunStore.open(self._owner.lease)
+            if self._given_sessions is None:
+                self._sessions = await SessionRegistry.open(
+                    self._store, standalone=self.config.standalone
+                )
             self._manager = await ShellRunProcessManager.open(
                 store=self._store, config=self.config.shell
             )
@@ -166,6 +183,12 @@ class ResourceService:
                 "orphaned %d run(s) of a previous process; killed %d leftover process(es)",
                 len(recovery.orphaned),
                 len(recovery.killed_pids),
+            )
+        if isinstance(self._sessions, SessionRegistry):
+            log.info(
+                "sessions: %s mode; %d registered or archived",
+                "standalone" if self._sessions.standalone else "kernel",
+                len(self._sessions.known()),
             )
         self._coordinator = HostRuntimeResourceCoordinator(
             manager=self._manager,
@@ -182,7 +205,11 @@ class ResourceService:
         servicer = ResourceServicer(
             coordinator=coordinator,
             connections=self._connections,
-            server_info=lambda: server_info(host, draining=host.draining or coordinator.draining),
+            server_info=lambda: server_info(
+                host,
+                draining=host.draining or coordinator.draining,
+                standalone=coordinator.standalone,
+            ),
             shutdown=self._shutdown_rpc,
             closing=self._closing,
         )

@@ -20,6 +20,7 @@ from kernel_service.core import (
     TurnRecord,
 )
 from kernel_service.core.events import StoredMessage
+from kernel_service.core.tools import HostShutdownReport
 
 SESSION_STATUS: Final[Mapping[str, int]] = {
     "active": pb.SESSION_STATUS_ACTIVE,
@@ -46,6 +47,7 @@ NOTE_KIND: Final[Mapping[str, int]] = {
     "abort": pb.SYSTEM_NOTE_KIND_ABORT,
     "interrupted": pb.SYSTEM_NOTE_KIND_INTERRUPTED,
     "message_rejected": pb.SYSTEM_NOTE_KIND_MESSAGE_REJECTED,
+    "denied": pb.SYSTEM_NOTE_KIND_DENIED,
 }
 INTERACTION_KIND: Final[Mapping[str, int]] = {
     "sandbox_boundary": pb.INTERACTION_KIND_SANDBOX_BOUNDARY,
@@ -171,6 +173,9 @@ def event_to_proto(entry: StoredMessage) -> pb.SessionEvent:
             event.tool_result.tool_call_id = entry.tool_call_id
             event.tool_result.output = entry.output
             event.tool_result.is_error = entry.is_error
+            event.tool_result.run_ref = entry.run_ref
+            if entry.exit_code is not None:
+                event.tool_result.exit_code = entry.exit_code
         case "sandbox_boundary_request":
             event.sandbox_boundary_request.request_id = entry.request_id
             event.sandbox_boundary_request.command = entry.command
@@ -225,13 +230,13 @@ def _permission_mode(value: int, *, default: str | None) -> str | None:
     return name
 
 
-def new_session(request: pb.CreateSessionRequest) -> NewSession:
+def new_session(request: pb.CreateSessionRequest, *, default_backend: str) -> NewSession:
     return NewSession(
         session_id=request.session_id,
         workspace_root=request.workspace_root,
         cwd=request.cwd,
         name=request.name,
-        backend=request.backend or "scripted",
+        backend=request.backend or default_backend,
         model=request.model,
         permission_mode=_permission_mode(request.permission_mode, default="ask") or "ask",
         labels=tuple(request.labels),
@@ -277,8 +282,20 @@ def sandbox_decision(value: int) -> str:
     return decision
 
 
-def shutdown_response(report: DrainReport) -> pb.ShutdownResponse:
+def shutdown_response(
+    report: DrainReport, resource: HostShutdownReport | None = None
+) -> pb.ShutdownResponse:
+    cascade = pb.ResourceShutdown()
+    if resource is not None:
+        cascade = pb.ResourceShutdown(
+            attempted=True,
+            reached=resource.reached,
+            error=resource.error,
+            runs_ended=resource.runs_ended,
+            runs_unfinished=resource.runs_unfinished,
+        )
     return pb.ShutdownResponse(
+        resource=cascade,
         turns=[
             pb.DrainedTurn(
                 session_id=turn.session_id,
@@ -287,5 +304,5 @@ def shutdown_response(report: DrainReport) -> pb.ShutdownResponse:
                 failure=turn.failure,
             )
             for turn in report.turns
-        ]
+        ],
     )

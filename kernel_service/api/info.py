@@ -18,7 +18,9 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def server_info(host: ServerHost) -> kernel_pb2.GetServerInfoResponse:
+def server_info(
+    host: ServerHost, *, default_backend: str = "", resource_address: str = ""
+) -> kernel_pb2.GetServerInfoResponse:
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return kernel_pb2.GetServerInfoResponse(
@@ -29,4 +31,6 @@ def server_info(host: ServerHost) -> kernel_pb2.GetServerInfoResponse:
         started_at=started,
         draining=host.draining,
         pid=os.getpid(),
+        default_backend=default_backend,
+        resource_address=resource_address,
     )

@@ -27,20 +27,35 @@ Context = grpc.aio.ServicerContext[Any, Any]
 
 
 class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
-    def __init__(self, kernel: RuntimeKernel, host: ServerHost) -> None:
+    def __init__(
+        self,
+        kernel: RuntimeKernel,
+        host: ServerHost,
+        *,
+        default_backend: str = "scripted",
+        resource_address: str = "",
+    ) -> None:
         self._kernel = kernel
         self._host = host
+        self._default_backend = default_backend
+        self._resource_address = resource_address
 
     async def GetServerInfo(
         self, request: pb.GetServerInfoRequest, context: Context
     ) -> pb.GetServerInfoResponse:
-        return server_info(self._host)
+        return server_info(
+            self._host,
+            default_backend=self._default_backend,
+            resource_address=self._resource_address,
+        )
 
     @unary
     async def CreateSession(
         self, request: pb.CreateSessionRequest, context: Context
     ) -> pb.CreateSessionResponse:
-        header = await self._kernel.create_session(convert.new_session(request))
+        header = await self._kernel.create_session(
+            convert.new_session(request, default_backend=self._default_backend)
+        )
         return pb.CreateSessionResponse(session=convert.session_to_proto(header))
 
     @unary

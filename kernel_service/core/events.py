@@ -27,6 +27,7 @@ SystemNoteKind = Literal[
     "abort",
     "interrupted",
     "message_rejected",
+    "denied",
 ]
 SandboxDecision = Literal["allow_once", "allow_session", "deny"]
 InteractionKind = Literal["sandbox_boundary", "user_question"]
@@ -88,6 +89,10 @@ class ToolResult:
     tool_call_id: str
     output: str = ""
     is_error: bool = False
+    #: The resource-service run that executed the tool, if one did.
+    run_ref: str = ""
+    #: The run's exit code, when it ended with one.
+    exit_code: int | None = None
     id: str = ""
     ts: int = 0
     seq: int = 0
@@ -171,6 +176,7 @@ class ErrorEvent:
     type: Literal["error"] = "error"
     turn_id: str
     message: str
+    #: A stable code: ``backend_failed``, ``resource_unavailable``, ``llm_failed`` …
     code: str = "backend_failed"
     id: str = ""
     ts: int = 0

@@ -39,6 +39,7 @@ from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery
 from kernel_service.core.sessions import NewSession, SessionUpdate, build_header, patch_for
 from kernel_service.core.stop import StopCoordinator
 from kernel_service.core.store import InteractionRecord, SessionStore
+from kernel_service.core.tools import ToolHost, ToolHostError
 from kernel_service.core.turn_stream import TurnStream
 from kernel_service.core.validation import (
     KernelLimits,
@@ -90,6 +91,7 @@ class RuntimeKernel:
         now: Callable[[], int] | None = None,
         run_backend_activation: BackendActivation | None = None,
         limits: KernelLimits | None = None,
+        tool_host: ToolHost | None = None,
     ) -> None:
         self._ctx = KernelContext(
             store=store,
@@ -104,6 +106,8 @@ class RuntimeKernel:
         self._runner = Runner(self._ctx)
         self._stops = StopCoordinator(self._ctx)
         self._closed = False
+        #: Where tools run; told about sessions as they are created, archived and deleted.
+        self.tool_host = tool_host
 
     @property
     def store(self) -> SessionStore:
@@ -132,6 +136,7 @@ class RuntimeKernel:
             ts=header.created_at,
         )
         await self._ctx.append(session_id, [note])
+        await self._tell_tool_host(session_id, "register", created)
         return created
 
     async def get_session(self, session_id: str) -> SessionHeader:
@@ -154,7 +159,42 @@ class RuntimeKernel:
             await self.stop_session(session_id, source="archive", mode="immediate")
         if not patch:
             return header
-        return await self._ctx.store.update_header(session_id, patch)
+        updated = await self._ctx.store.update_header(session_id, patch)
+        if update.archived is not None and update.archived != header.is_archived:
+            if update.archived:
+                await self._tell_tool_host(session_id, "archive", updated)
+            else:
+                await self._tell_tool_host(session_id, "register", updated)
+        elif update.archived is None and updated.cwd != header.cwd and not updated.is_archived:
+            await self._tell_tool_host(session_id, "register", updated)
+        return updated
+
+    async def _tell_tool_host(
+        self,
+        session_id: str,
+        action: Literal["register", "archive", "delete"],
+        header: SessionHeader | None = None,
+    ) -> None:
+        """Keep the tool host's view of the session in step (best effort: the kernel is the
+        source of truth; a host that is down learns of an archive on its next call)."""
+        host = self.tool_host
+        if host is None:
+            return
+        try:
+            if action == "register":
+                assert header is not None
+                await host.ensure_session(header, wait=False)
+            else:
+                stopped = await host.archive_session(session_id, deleted=action == "delete")
+                if stopped:
+                    log.info(
+                        "%s of session %s stopped %d run(s) on the resource service",
+                        action,
+                        session_id,
+                        len(stopped),
+                    )
+        except ToolHostError as error:
+            log.warning("could not %s session %s on the tool host: %s", action, session_id, error)
 
     async def delete_session(self, session_id: str) -> None:
         check_id("session_id", session_id)
@@ -162,6 +202,7 @@ class RuntimeKernel:
         if runtime is not None and runtime.active_run is not None:
             raise SessionBusyError(session_id, runtime.active_run.turn_id)
         await self._ctx.store.remove(session_id)
+        await self._tell_tool_host(session_id, "delete")
         if runtime is not None:
             self._ctx.sessions.pop(session_id, None)
             runtime.log.close()

@@ -19,7 +19,7 @@ import asyncio
 import enum
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kernel_service.core.backend import StopMode, StopReason
 from kernel_service.core.events import InteractionKind, StoredMessage
@@ -65,6 +65,8 @@ class Run:
     backend_failure: Exception | None = None
     authority_failures: list[Exception] = field(default_factory=list)
     pending_requests: dict[str, InteractionKind] = field(default_factory=dict)
+    #: The last sandbox-boundary request denied in this turn (for the "denied" note).
+    denied_request: Any = None
     settled: asyncio.Event = field(default_factory=asyncio.Event)
     terminal_failure: Exception | None = None
     stale_reason: str = ""

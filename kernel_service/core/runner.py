@@ -39,6 +39,7 @@ from kernel_service.core.errors import (
 from kernel_service.core.events import (
     AssistantMessage,
     BackendEvent,
+    Complete,
     ErrorEvent,
     InteractionKind,
     InteractionOutcome,
@@ -240,6 +241,7 @@ class Runner:
                         ErrorEvent(
                             turn_id=run.turn_id,
                             message=str(failure) or type(failure).__name__,
+                            code=getattr(failure, "error_code", "") or "backend_failed",
                             id=self._ctx.new_id(),
                             ts=self._ctx.now(),
                         ),
@@ -301,6 +303,8 @@ class Runner:
         else:
             entries.extend(self._flush(run))
         entries.append(event)
+        if isinstance(event, Complete) and event.stop_reason == "denied":
+            entries.append(self._denial_note(run))
         if isinstance(event, SandboxBoundaryRequest | UserQuestionRequest):
             await self._accept_request(run, event, entries)
             return
@@ -309,6 +313,17 @@ class Runner:
         run.uncommitted.append(ctx.session(run.session_id).log.submit(entries))
         if len(run.uncommitted) > UNCOMMITTED_WINDOW:
             await run.uncommitted.popleft()
+
+    def _denial_note(self, run: Run) -> SystemNote:
+        denied = run.denied_request
+        if denied is None:
+            text = "turn ended: the backend reports a denied sandbox-boundary request"
+        else:
+            why = f" ({denied.reason})" if denied.reason else ""
+            text = f"turn ended: running {denied.command!r} was denied{why}; nothing was run"
+        return SystemNote(
+            kind="denied", text=text, turn_id=run.turn_id, id=self._ctx.new_id(), ts=self._ctx.now()
+        )
 
     async def _await_uncommitted(self, run: Run) -> None:
         while run.uncommitted:
@@ -366,6 +381,12 @@ class Runner:
         """Record a resolution and hand it to the backend (a denial unless answered)."""
         ctx = self._ctx
         run.pending_requests.pop(record.request_id, None)
+        if record.kind == "sandbox_boundary" and (
+            record.status != "answered" or record.decision == "deny"
+        ):
+            request = record.request
+            if isinstance(request, SandboxBoundaryRequest):
+                run.denied_request = _Denial(request.command, record.reason)
         outcome: InteractionOutcome
         if record.status == "answered":
             outcome = "answered" if record.kind == "user_question" else record.decision  # type: ignore[assignment]
@@ -499,6 +520,12 @@ class Runner:
         run.phase = RunPhase.SETTLED
         run.settled.set()
         runtime.log.notify()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Denial:
+    command: str
+    reason: str
 
 
 class _Responder:

@@ -18,8 +18,11 @@ def package_version() -> str:
         return "0+unknown"
 
 
-def server_info(host: ServerHost, *, draining: bool) -> resource_pb2.GetServerInfoResponse:
-    """*draining*: new work is refused (a shutdown began, or the fail-stop latch tripped)."""
+def server_info(
+    host: ServerHost, *, draining: bool, standalone: bool
+) -> resource_pb2.GetServerInfoResponse:
+    """*draining*: new work is refused (a shutdown began, or the fail-stop latch tripped).
+    *standalone*: any well-formed session id is admitted, not only registered sessions."""
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return resource_pb2.GetServerInfoResponse(
@@ -30,4 +33,5 @@ def server_info(host: ServerHost, *, draining: bool) -> resource_pb2.GetServerIn
         started_at=started,
         draining=draining,
         pid=os.getpid(),
+        standalone=standalone,
     )

@@ -20,6 +20,7 @@ from resource_service.core import (
     ConnectionContext,
     ControllerIdentity,
     ControlRequest,
+    ForegroundStarted,
     HostRuntimeResourceCoordinator,
     InvalidRequestError,
     OutputChunk,
@@ -88,12 +89,16 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         self, request: pb.RunForegroundRequest, context: _Context
     ) -> AsyncIterator[pb.RunForegroundResponse]:
         run = self._coordinator.stream_foreground_bash(
-            convert.bash_input_from_foreground(request), coalesce=_COALESCE
+            convert.bash_input_from_foreground(request),
+            coalesce=_COALESCE,
+            announce_start=request.announce_start,
         )
         # aclosing: if the client goes away, closing the generator cancels the run.
         async with contextlib.aclosing(run) as events:
             async for event in events:
-                if isinstance(event, OutputChunk):
+                if isinstance(event, ForegroundStarted):
+                    yield pb.RunForegroundResponse(started=convert.run_to_proto(event.record))
+                elif isinstance(event, OutputChunk):
                     yield pb.RunForegroundResponse(output=convert.chunk_to_proto(event))
                 elif isinstance(event, OutputGap):
                     yield pb.RunForegroundResponse(gap=convert.gap_to_proto(event))
@@ -226,6 +231,22 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
                 yield response
         finally:
             self._connections.close(connection.connection_id)
+
+    @unary()
+    async def RegisterSession(
+        self, request: pb.RegisterSessionRequest, context: _Context
+    ) -> pb.RegisterSessionResponse:
+        changed = await self._coordinator.register_session(request.session_id, cwd=request.cwd)
+        return pb.RegisterSessionResponse(changed=changed)
+
+    @unary()
+    async def ArchiveSession(
+        self, request: pb.ArchiveSessionRequest, context: _Context
+    ) -> pb.ArchiveSessionResponse:
+        stopped = await self._coordinator.archive_session(
+            request.session_id, deleted=request.deleted
+        )
+        return pb.ArchiveSessionResponse(stopped=[convert.run_to_proto(run) for run in stopped])
 
     @unary()
     async def Shutdown(self, request: pb.ShutdownRequest, context: _Context) -> pb.ShutdownResponse:

@@ -7,12 +7,14 @@ from resource_service.core.admission import (
     SessionAdmissionGate,
     SessionDirectory,
     SessionInfo,
+    SessionRegistry,
     StandaloneSessionDirectory,
 )
 from resource_service.core.config import ShellRunConfig
 from resource_service.core.coordinator import (
     Attachment,
     ConnectionContext,
+    ForegroundStarted,
     HostRuntimeResourceCoordinator,
     Residency,
 )
@@ -62,7 +64,7 @@ from resource_service.core.records import (
 )
 from resource_service.core.recovery import ORPHANED_MESSAGE, RecoveryReport
 from resource_service.core.requests import BashInput
-from resource_service.core.store import ShellRunStore
+from resource_service.core.store import SessionStore, ShellRunStore
 
 __all__ = [
     "CANCELLED_MESSAGE",
@@ -78,6 +80,7 @@ __all__ = [
     "ControllerIdentity",
     "ControllerReleaseResult",
     "DrainReport",
+    "ForegroundStarted",
     "HostDrainingError",
     "HostRuntimeResourceCoordinator",
     "InternalFailureError",
@@ -102,6 +105,8 @@ __all__ = [
     "SessionArchivedError",
     "SessionDirectory",
     "SessionInfo",
+    "SessionRegistry",
+    "SessionStore",
     "ShellRunConfig",
     "ShellRunOutput",
     "ShellRunPage",

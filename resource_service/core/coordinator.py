@@ -41,11 +41,17 @@ from resource_service.core.manager import (
 )
 from resource_service.core.output import OutputEvent
 from resource_service.core.records import PtyOutput, ShellRunRecord, parse_ref
-from resource_service.core.requests import BashInput, check_controller_id, check_session_id
+from resource_service.core.requests import (
+    BashInput,
+    check_controller_id,
+    check_session_cwd,
+    check_session_id,
+)
 
 __all__ = [
     "Attachment",
     "ConnectionContext",
+    "ForegroundStarted",
     "HostRuntimeResourceCoordinator",
     "Residency",
 ]
@@ -89,6 +95,14 @@ class Attachment:
     #: The newest output sequence at attach time (0 if none, or if the run has ended).
     output_sequence: int
     events: AsyncIterator[OutputEvent]
+
+
+@dataclass(frozen=True)
+class ForegroundStarted:
+    """A foreground run as recorded once started (``running``, or terminal if it could not
+    start): the first event of a stream that asked for it."""
+
+    record: ShellRunRecord
 
 
 class HostRuntimeResourceCoordinator:
@@ -138,11 +152,12 @@ class HostRuntimeResourceCoordinator:
             return await self._manager.finish_foreground(record.session_id, record.ref)
 
     async def stream_foreground_bash(
-        self, request: BashInput, *, coalesce: int = 0
-    ) -> AsyncGenerator[OutputEvent | ShellRunRecord, None]:
+        self, request: BashInput, *, coalesce: int = 0, announce_start: bool = False
+    ) -> AsyncGenerator[ForegroundStarted | OutputEvent | ShellRunRecord, None]:
         """Run a pipes command; yields its output events (merged up to *coalesce* bytes when
-        the consumer lags, see ``OutputLog.follow``), then its terminal record last. If the
-        consumer stops early, the run is cancelled."""
+        the consumer lags, see ``OutputLog.follow``), then its terminal record last. With
+        *announce_start*, :class:`ForegroundStarted` comes first. If the consumer stops early,
+        the run is cancelled."""
         self._refuse_if_draining()
         request.check(foreground=True)
         with self._internal_failures("stream_foreground_bash"):
@@ -153,12 +168,17 @@ class HostRuntimeResourceCoordinator:
         session_id, ref = record.session_id, record.ref
         finished = False
         try:
+            output: AsyncIterator[OutputEvent] | None = None
             if record.active:
+                # Taken before the announcement is consumed: a run that ends meanwhile still
+                # replays its output from the log.
                 with contextlib.suppress(OperationConflictError):
-                    async for event in self._manager.follow_output(
-                        session_id, ref, coalesce=coalesce
-                    ):
-                        yield event
+                    output = self._manager.follow_output(session_id, ref, coalesce=coalesce)
+            if announce_start:
+                yield ForegroundStarted(record)
+            if output is not None:
+                async for event in output:
+                    yield event
             final = await self._manager.wait_terminal(session_id, ref)
             finished = True
             yield final
@@ -238,6 +258,34 @@ class HostRuntimeResourceCoordinator:
                 )
             screen = record.output if isinstance(record.output, PtyOutput) else None
             return Attachment(ref, record, screen, 0, _no_events())
+
+    # -- sessions ------------------------------------------------------------------------
+
+    @property
+    def standalone(self) -> bool:
+        """True when any well-formed session id is admitted (not only registered ones)."""
+        return self._admission.directory.standalone
+
+    async def register_session(self, session_id: str, *, cwd: str = "") -> bool:
+        """Record that the session exists (the kernel's word), with *cwd* as its runs' default
+        working directory; lifts an archive or a delete. Returns whether anything changed."""
+        check_session_id(session_id)
+        check_session_cwd(cwd)
+        self._refuse_if_draining()
+        with self._internal_failures("register_session"):
+            return await self._admission.register(session_id, cwd=cwd or None)
+
+    async def archive_session(
+        self, session_id: str, *, deleted: bool = False
+    ) -> tuple[ShellRunRecord, ...]:
+        """Archive (or delete) the session, then stop every active run it has; returns their
+        final records. The archive is recorded first, under the session's gate, so no start or
+        lease acquisition can slip in; their leases end as the runs start terminating.
+        Accepted while draining: it only narrows what is admitted."""
+        check_session_id(session_id)
+        with self._internal_failures("archive_session"):
+            async with self._admission.archiving(session_id, deleted=deleted):
+                return await self._manager.stop_session(session_id)
 
     # -- controller leases -----------------------------------------------------------------
 

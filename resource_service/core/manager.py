@@ -22,6 +22,7 @@ from resource_service.core._supervisor import CANCELLED_MESSAGE, RunSupervisor, 
 from resource_service.core.config import ShellRunConfig
 from resource_service.core.errors import (
     HostDrainingError,
+    InternalFailureError,
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
@@ -367,6 +368,27 @@ class ShellRunProcessManager:
             return await self._load(session_id, ref)
         self._runs.begin_termination(run, "cancelled")
         return await asyncio.shield(run.terminal)
+
+    async def stop_session(self, session_id: str) -> tuple[ShellRunRecord, ...]:
+        """Cancel every live run of the session (as :meth:`stop` does, all at once, including
+        runs still starting) and return their terminal records, oldest first. A run that ends
+        on its own meanwhile keeps its own status. If a run's end could not be recorded, the
+        error is raised once every other run has ended."""
+        check_session_id(session_id)
+        runs = [run for run in self._live.values() if run.record.session_id == session_id]
+        for run in runs:
+            self._runs.begin_termination(run, "cancelled")
+        ended = await asyncio.gather(
+            *(asyncio.shield(run.terminal) for run in runs), return_exceptions=True
+        )
+        records: list[ShellRunRecord] = []
+        for run, outcome in zip(runs, ended, strict=True):
+            if isinstance(outcome, Exception):
+                raise outcome
+            if isinstance(outcome, BaseException):
+                raise InternalFailureError(f"{run.ref} was abandoned") from outcome
+            records.append(outcome)
+        return tuple(sorted(records, key=lambda record: (record.created_at, record.ref)))
 
     def request_stop(self, session_id: str, ref: str) -> None:
         """Begin cancelling a live run without waiting (for callers that cannot await)."""

@@ -27,6 +27,7 @@ __all__ = [
     "BashInput",
     "check_controller_id",
     "check_cwd",
+    "check_session_cwd",
     "check_session_id",
     "check_size",
 ]
@@ -46,6 +47,8 @@ MAX_COMMAND_BYTES: Final = 128 * 1024 - 1
 _MAX_ENV_ENTRIES: Final = 256
 _MAX_ENV_BYTES: Final = 128 * 1024
 _MAX_SOURCE_ID: Final = 256
+# Linux's PATH_MAX, counting the NUL.
+_MAX_PATH_BYTES: Final = 4095
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 _CONTROLLER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}")
@@ -170,6 +173,21 @@ def check_size(cols: int, rows: int, *, prefix: str = "") -> None:
     if not MIN_ROWS <= rows <= MAX_ROWS:
         raise InvalidRequestError(
             f"rows must be between {MIN_ROWS} and {MAX_ROWS}, got {rows}", field=prefix + "rows"
+        )
+
+
+def check_session_cwd(cwd: str) -> None:
+    """A session's registered working directory: empty (the host's default) or absolute.
+
+    It need not exist yet: a run that uses it is refused (``cwd does not exist``) until it does.
+    """
+    if not cwd:
+        return
+    if "\0" in cwd or not os.path.isabs(cwd) or len(cwd.encode()) > _MAX_PATH_BYTES:
+        raise InvalidRequestError(
+            f"cwd must be empty or an absolute path of at most {_MAX_PATH_BYTES} bytes, "
+            f"got {cwd[:200]!r}",
+            field="cwd",
         )
 
 

@@ -1,12 +1,15 @@
-"""The store the domain core depends on. Implementations: ``resource_service.store.sqlite``."""
+"""The stores the domain core depends on. Implementations: ``resource_service.store.sqlite``."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from resource_service.core.records import ShellRunRecord
 
-__all__ = ["ShellRunStore"]
+if TYPE_CHECKING:
+    from resource_service.core.admission import SessionInfo
+
+__all__ = ["SessionStore", "ShellRunStore"]
 
 
 class ShellRunStore(Protocol):
@@ -43,3 +46,18 @@ class ShellRunStore(Protocol):
         ...
 
     async def list_active(self) -> list[ShellRunRecord]: ...
+
+
+class SessionStore(Protocol):
+    """Durable entries of the session registry (see
+    :class:`~resource_service.core.admission.SessionRegistry`), one per session id.
+
+    ``save_session`` commits before it returns (the same durability as a run's state change) or
+    raises :class:`~resource_service.core.errors.PersistenceFailedError`.
+    """
+
+    async def load_sessions(self) -> list[SessionInfo]: ...
+
+    async def save_session(self, info: SessionInfo) -> None:
+        """Insert or replace the entry of ``info.session_id``."""
+        ...

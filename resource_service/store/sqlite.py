@@ -1,5 +1,9 @@
 """The shell-run store in SQLite (WAL), opened on a storage root's owner lease.
 
+It also keeps the session registry (table ``sessions``): the sessions the kernel registered
+or archived. The table is created if missing, so a data directory from before it exists opens
+as it is (same schema version: older hosts ignore the table).
+
 Threading decision: every statement runs on **one dedicated thread** that owns the connection.
 Commits use ``synchronous=FULL`` (an acknowledged state change survives power loss, not only a
 crash), so a commit waits for an fsync that can take milliseconds, and WAL checkpoints can take
@@ -24,6 +28,7 @@ from pathlib import Path
 from typing import Final, TypeVar
 
 from maka_common.storage_root import RootLease
+from resource_service.core.admission import SessionInfo
 from resource_service.core.errors import PersistenceFailedError, StoreClosedError
 from resource_service.core.records import ShellRunRecord
 from resource_service.store._codec import record_from_json, record_to_json
@@ -50,12 +55,20 @@ CREATE INDEX IF NOT EXISTS shell_runs_by_session ON shell_runs (session_id, crea
 CREATE INDEX IF NOT EXISTS shell_runs_by_change ON shell_runs (session_id, change_seq);
 CREATE INDEX IF NOT EXISTS shell_runs_active ON shell_runs (status)
     WHERE status IN ('starting', 'running');
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id  TEXT PRIMARY KEY,
+    cwd         TEXT NOT NULL,
+    archived    INTEGER NOT NULL,
+    deleted     INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
 """
 _ACTIVE: Final = "('starting', 'running')"
 
 
 class SqliteShellRunStore:
-    """:class:`~resource_service.core.store.ShellRunStore` in ``<root>/shell-runs.sqlite3``."""
+    """:class:`~resource_service.core.store.ShellRunStore` and
+    :class:`~resource_service.core.store.SessionStore` in ``<root>/shell-runs.sqlite3``."""
 
     def __init__(self, lease: RootLease, path: Path) -> None:
         self._lease = lease
@@ -140,6 +153,52 @@ class SqliteShellRunStore:
             return [record_from_json(body) for (body,) in rows]
 
         return await self._call(list_active)
+
+    # -- SessionStore ----------------------------------------------------------------------
+
+    async def load_sessions(self) -> list[SessionInfo]:
+        def load_sessions() -> list[SessionInfo]:
+            rows = self._conn().execute(
+                "SELECT session_id, cwd, archived, deleted, updated_at FROM sessions "
+                "ORDER BY session_id"
+            )
+            return [
+                SessionInfo(
+                    session_id,
+                    archived=bool(archived),
+                    cwd=cwd or None,
+                    deleted=bool(deleted),
+                    updated_at=updated_at,
+                )
+                for session_id, cwd, archived, deleted, updated_at in rows
+            ]
+
+        return await self._call(load_sessions)
+
+    async def save_session(self, info: SessionInfo) -> None:
+        def save_session() -> None:
+            db = self._conn()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute(
+                    "INSERT INTO sessions (session_id, cwd, archived, deleted, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id) DO UPDATE SET "
+                    "cwd = excluded.cwd, archived = excluded.archived, "
+                    "deleted = excluded.deleted, updated_at = excluded.updated_at",
+                    (
+                        info.session_id,
+                        info.cwd or "",
+                        int(info.archived),
+                        int(info.deleted),
+                        info.updated_at,
+                    ),
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+        await self._call(save_session)
 
     async def close(self) -> None:
         """Close the database (the root owner stays open); idempotent."""

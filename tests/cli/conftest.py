@@ -31,7 +31,9 @@ def kernel_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceP
 
 @pytest.fixture(scope="module")
 def resource_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    with running_service("resource", tmp_path_factory.mktemp("resource-data")) as server:
+    with running_service(
+        "resource", tmp_path_factory.mktemp("resource-data"), "--standalone"
+    ) as server:
         yield server
 
 

@@ -37,6 +37,35 @@ def test_settings_precedence_flag_then_service_env_then_generic_env_then_default
     assert parse(["--listen", "[::1]:3"], env).listen == "[::1]:3"  # type: ignore[attr-defined]
 
 
+def test_boolean_settings_flag_then_service_env_then_generic_env_then_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def standalone(argv: list[str], env: dict[str, str]) -> bool:
+        settings = SettingsParser(service="resource", description="t", default_port=1, env=env)
+        settings.add_flag("standalone", help="admit any session")
+        return bool(settings.parse(argv)[1].standalone)
+
+    assert standalone([], {}) is False
+    assert standalone(["--standalone"], {}) is True
+    for word in ("1", "true", "YES", "on"):
+        assert standalone([], {"MAKA_STANDALONE": word}) is True
+    for word in ("0", "false", "No", "off", ""):
+        assert standalone([], {"MAKA_STANDALONE": word}) is False
+    env = {"MAKA_STANDALONE": "false", "MAKA_RESOURCE_STANDALONE": "true"}
+    assert standalone([], env) is True
+    assert standalone(["--no-standalone"], env) is False  # the flag wins either way
+    assert standalone(["--standalone"], {"MAKA_RESOURCE_STANDALONE": "0"}) is True
+
+    with pytest.raises(SystemExit) as exited:
+        standalone([], {"MAKA_RESOURCE_STANDALONE": "maybe"})
+    assert exited.value.code == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "maka-resource: error: MAKA_RESOURCE_STANDALONE: expected true or false "
+        "(1/0, yes/no, on/off), got 'maybe'"
+    ]
+
+
 def test_settings_resolve_data_dir_and_grace(tmp_path: Path) -> None:
     config = parse(["--data-dir", str(tmp_path / "x" / ".."), "--shutdown-grace", "2.5"], {})
     assert config.data_dir == tmp_path  # type: ignore[attr-defined]

@@ -74,3 +74,33 @@ def test_errors_form_one_hierarchy() -> None:
             assert issubclass(value, maka_client.MakaError), name
     assert issubclass(maka_client.LeaseLostError, maka_client.ConflictError)
     assert issubclass(maka_client.ResumeFailedError, maka_client.UnavailableError)
+
+
+RESOURCE_METHODS = {
+    "acquire_controller",
+    "archive_session",
+    "attach",
+    "close",
+    "connection_id",
+    "get_run",
+    "get_server_info",
+    "list_runs",
+    "register_session",
+    "run_foreground",
+    "shutdown",
+    "start_background",
+    "stop_run",
+    "wait_ready",
+    "watch_runs",
+}
+
+
+def _methods(cls: type) -> set[str]:
+    return {
+        name for name, value in vars(cls).items() if not name.startswith("_") and callable(value)
+    }
+
+
+def test_resource_client_methods_are_pinned_and_the_same_in_both_modules() -> None:
+    assert _methods(aio.ResourceClient) == RESOURCE_METHODS
+    assert _methods(sync.ResourceClient) == RESOURCE_METHODS

@@ -78,6 +78,18 @@ class ServiceProcess:
             self.process.wait(10)
 
 
+#: A kernel started on its own: scripted sessions by default, and never the developer's real
+#: resource service on the default port (nothing listens on port 1).
+KERNEL_ALONE = (
+    "--default-backend",
+    "scripted",
+    "--resource-address",
+    "127.0.0.1:1",
+    "--shutdown-resource",
+    "no",
+)
+
+
 def service_command(service: str, args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", MODULES[service], *args]
 
@@ -91,8 +103,12 @@ def spawn_service(
     """Start *service* on ``127.0.0.1:0`` with *data_dir*; do not wait for it."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
     full_env.update(env or {})
+    # Later flags win: a test of the pair passes its own backend and resource address.
+    defaults = KERNEL_ALONE if service == "kernel" else ()
     process = subprocess.Popen(
-        service_command(service, ["--listen", "127.0.0.1:0", "--data-dir", str(data_dir), *args]),
+        service_command(
+            service, ["--listen", "127.0.0.1:0", "--data-dir", str(data_dir), *defaults, *args]
+        ),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -48,13 +48,15 @@ let dataDir;
 before(async () => {
   assert.ok(existsSync(python), `no Python environment at ${python}; set MAKA_PYTHON`);
   dataDir = mkdtempSync(join(tmpdir(), 'maka-node-'));
-  services.resource = startService('resource_service.server', dataDir);
+  services.resource = startService('resource_service.server', dataDir, '--standalone');
   const resourceAddress = await services.resource.address;
   services.kernel = startService(
     'kernel_service.server',
     dataDir,
     '--resource-address',
     resourceAddress,
+    '--default-backend',
+    'scripted',
   );
   await services.kernel.address;
 });

@@ -211,9 +211,10 @@ class KernelClient:
         permission_mode: pb.PermissionMode.ValueType = pb.PERMISSION_MODE_UNSPECIFIED,
         labels: Iterable[str] = (),
         backend_options: Mapping[str, str] | None = None,
+        llm_connection_slug: str = "",
         timeout: float | None = None,
     ) -> pb.Session:
-        """Create a session and return it."""
+        """Create a session and return it (empty *backend*: the kernel's default, "shell")."""
         t = self._timeout(timeout)
         request = pb.CreateSessionRequest(
             session_id=session_id,
@@ -225,6 +226,7 @@ class KernelClient:
             permission_mode=permission_mode,
             labels=list(labels),
             backend_options=dict(backend_options or {}),
+            llm_connection_slug=llm_connection_slug,
         )
         with translated():
             response = await self._stub.CreateSession(request, timeout=t)

@@ -16,7 +16,7 @@ from maka.resource.v1 import resource_pb2_grpc as rpc
 
 from maka_client._lease import ConnectionHolder, ControllerLease
 from maka_client._resume import Call, ResumableStream
-from maka_client._transport import ClientOptions, Lifecycle, open_channel, translated
+from maka_client._transport import ClientOptions, Lifecycle, open_channel, translated, wait_ready
 
 
 class _WatchRunsSource:
@@ -165,6 +165,15 @@ class ResourceClient:
         self._state.check()
         return self.options.stream_timeout if timeout is None else timeout
 
+    async def wait_ready(self, timeout: float) -> bool:
+        """True once the channel is connected (connecting if needed); False after *timeout*.
+
+        Calls fail at once while the service is unreachable; a caller that knows the service
+        is coming back (restarting) waits here first instead of failing.
+        """
+        self._state.check()
+        return await wait_ready(self._channel, timeout)
+
     async def connection_id(self) -> str:
         """The id of this client's connection, opening it if needed."""
         self._state.check()
@@ -186,9 +195,12 @@ class ResourceClient:
         timeout_ms: int | None = None,
         source_turn_id: str = "",
         source_tool_call_id: str = "",
+        announce_start: bool = False,
         timeout: float | None = None,
     ) -> AsyncIterator[pb.RunForegroundResponse]:
         """Run *command* over pipes: its output chunks, then one ``result`` (the final run).
+        With *announce_start*, ``started`` (the run once started: its ref, to stop it with
+        :meth:`stop_run` from elsewhere) comes first.
 
         Not resumed: the server cancels a foreground run whose caller goes away. Start a
         background run and :meth:`attach` to it for output that survives a reconnect.
@@ -201,6 +213,7 @@ class ResourceClient:
             env=dict(env or {}),
             source_turn_id=source_turn_id,
             source_tool_call_id=source_tool_call_id,
+            announce_start=announce_start,
         )
         if timeout_ms is not None:
             request.timeout_ms = timeout_ms
@@ -343,6 +356,31 @@ class ResourceClient:
     def _forget(self, lease: ControllerLease) -> None:
         with contextlib.suppress(ValueError):
             self._leases.remove(lease)
+
+    async def register_session(
+        self, session_id: str, *, cwd: str = "", timeout: float | None = None
+    ) -> bool:
+        """Tell the service the session exists (the kernel does; a service in kernel mode
+        admits only registered sessions), with *cwd* as its runs' default working directory.
+        Lifts an archive. Returns whether anything changed."""
+        t = self._timeout(timeout)
+        with translated():
+            response = await self._stub.RegisterSession(
+                pb.RegisterSessionRequest(session_id=session_id, cwd=cwd), timeout=t
+            )
+        return response.changed
+
+    async def archive_session(
+        self, session_id: str, *, deleted: bool = False, timeout: float | None = None
+    ) -> list[pb.Run]:
+        """Archive (or delete) the session: stop its active runs and refuse its operations
+        from now on. Returns the final state of every run it stopped."""
+        t = self._timeout(timeout)
+        with translated():
+            response = await self._stub.ArchiveSession(
+                pb.ArchiveSessionRequest(session_id=session_id, deleted=deleted), timeout=t
+            )
+        return list(response.stopped)
 
     async def shutdown(self, *, timeout: float | None = None) -> pb.ShutdownResponse:
         """Drain the service (cancel live runs, report how they ended); it then exits."""

@@ -1,8 +1,10 @@
 """Start the service pair locally and stop it cleanly: ``python -m maka_client.launcher``.
 
-The resource service starts first; once it listens, the kernel starts pointed at it. Ctrl-C
-(or SIGTERM) stops the kernel first, then the resource service, each through its own graceful
-shutdown. If either service dies, the other is stopped too and the launcher exits non-zero.
+The resource service starts first (admitting only the sessions the kernel registers); once it
+listens, the kernel starts pointed at it. Ctrl-C (or SIGTERM) stops the kernel, whose shutdown
+stops its turns and then shuts the resource service down (the cascade); the launcher waits for
+both and signals the resource service itself only if it is still running after that. If either
+service dies, the other is stopped too and the launcher exits non-zero.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+#: How long the resource service gets to exit after the kernel (its shutdown cascade) stopped.
+CASCADE_WAIT = 30.0
 LISTENING = re.compile(r"(maka-\w+) listening on (\S+:\d+)")
 
 
@@ -98,7 +102,14 @@ async def run(options: argparse.Namespace) -> int:
     except RuntimeError as error:
         print(f"maka: {error}", file=sys.stderr)
         failed = True
-    codes = [await child.stop() for child in reversed(children)]
+    codes: list[int] = []
+    for child in reversed(children):
+        if codes == [0] and child.process.returncode is None:
+            # The kernel stopped cleanly, so its cascade is shutting the resource service down:
+            # let it exit on its own (a second shutdown request would cut its drain short).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(child.process.wait()), CASCADE_WAIT)
+        codes.append(await child.stop())
     if failed or any(codes):
         return 1
     print("Maka Runtime stopped.", flush=True)

@@ -364,5 +364,20 @@ class ResourceClient:
         )
         return ControllerLease(self._runner, lease)
 
+    def wait_ready(self, timeout: float) -> bool:
+        return self._runner.run(self._client.wait_ready(timeout))
+
+    def register_session(
+        self, session_id: str, *, cwd: str = "", timeout: float | None = None
+    ) -> bool:
+        return self._runner.run(self._client.register_session(session_id, cwd=cwd, timeout=timeout))
+
+    def archive_session(
+        self, session_id: str, *, deleted: bool = False, timeout: float | None = None
+    ) -> list[rpb.Run]:
+        return self._runner.run(
+            self._client.archive_session(session_id, deleted=deleted, timeout=timeout)
+        )
+
     def shutdown(self, *, timeout: float | None = None) -> rpb.ShutdownResponse:
         return self._runner.run(self._client.shutdown(timeout=timeout))

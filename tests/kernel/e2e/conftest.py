@@ -76,8 +76,13 @@ async def start_server(
         log_level="info",
         shutdown_grace=shutdown_grace,
     )
+    # A kernel on its own: scripted sessions by default, no resource service to shut down.
     config = KernelConfig(
-        common=common, resource_address="127.0.0.1:1", answer_timeout=answer_timeout
+        common=common,
+        resource_address="127.0.0.1:1",
+        answer_timeout=answer_timeout,
+        default_backend="scripted",
+        shutdown_resource=False,
     )
     service = KernelService(config)
     host = ServerHost(common, service)

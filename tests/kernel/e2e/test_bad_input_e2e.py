@@ -157,7 +157,7 @@ async def test_bad_requests_get_a_clear_status_and_write_nothing(server: Server)
             "workspace_root",
         ),
         (
-            stub.CreateSession(pb.CreateSessionRequest(workspace_root="/w", backend="llm")),
+            stub.CreateSession(pb.CreateSessionRequest(workspace_root="/w", backend="quantum")),
             (grpc.StatusCode.FAILED_PRECONDITION, "BACKEND_UNAVAILABLE"),
             "",
         ),

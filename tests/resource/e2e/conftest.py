@@ -107,7 +107,10 @@ async def start_server(
     *,
     sessions: SessionDirectory | None = None,
     shutdown_grace: float = 10.0,
+    standalone: bool = True,
 ) -> Server:
+    """Serve with *sessions*, or else the session registry in the store: standalone (any
+    session id, as most tests use) unless *standalone* is false (kernel mode)."""
     common = CommonConfig(
         service="resource",
         listen="127.0.0.1:0",
@@ -115,7 +118,8 @@ async def start_server(
         log_level="info",
         shutdown_grace=shutdown_grace,
     )
-    service = ResourceService(ResourceConfig(common=common, shell=shell), sessions=sessions)
+    config = ResourceConfig(common=common, shell=shell, standalone=standalone)
+    service = ResourceService(config, sessions=sessions)
     listening = _ListeningLine(common.service_data_dir)
     logger = logging.getLogger("maka.server")
     level = logger.level

@@ -14,7 +14,7 @@ from tests.resource.conftest import process_gone
 from tests.support.processes import running_service, service_command, wait_for_exit
 
 SESSION = "process-session"
-FLAGS = ("--termination-grace", "0.3")
+FLAGS = ("--termination-grace", "0.3", "--standalone")
 
 
 def start(stub: resource_pb2_grpc.ResourceServiceStub, command: str, *, pty: bool) -> pb.Run:

@@ -174,7 +174,7 @@ async def cmd_attach(ctx: Context, args: argparse.Namespace) -> int:
         keys = parse_detach_keys(args.detach_keys)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    session = session_of(args)
+    session = await session_of(ctx, args)
     async with ctx.resource() as resource:
         run = await resource.get_run(session, args.ref)
         if run.mode != pb.RUN_MODE_PTY:

@@ -39,7 +39,10 @@ def describe_entry(event: pb.SessionEvent) -> tuple[str, str]:
     if kind == "tool_result":
         result = event.tool_result
         mark = "tool error" if result.is_error else "tool result"
-        return f"{mark}: {short(result.output)}", "red" if result.is_error else "green"
+        exit_code = f" (exit {result.exit_code})" if result.HasField("exit_code") else ""
+        run = f" [{result.run_ref}]" if result.run_ref else ""
+        text = f"{mark}{exit_code}{run}: {short(result.output)}"
+        return text, "red" if result.is_error else "green"
     if kind == "sandbox_boundary_request":
         request = event.sandbox_boundary_request
         where = f" (in {request.cwd})" if request.cwd else ""

@@ -12,7 +12,7 @@ from typing import Any
 
 from maka.resource.v1 import resource_pb2 as pb
 
-from maka_client.cli.context import CommandError, Context, default_session
+from maka_client.cli.context import CommandError, Context, session_for
 from maka_client.cli.output import to_dict
 
 TERMINAL = frozenset(
@@ -70,8 +70,8 @@ def register(commands: Any) -> None:
     stop.set_defaults(handler=cmd_stop)
 
 
-def session_of(args: argparse.Namespace) -> str:
-    return str(args.session or default_session())
+async def session_of(ctx: Context, args: argparse.Namespace) -> str:
+    return await session_for(ctx, args.session)
 
 
 def command_line(cmd: Sequence[str]) -> str:
@@ -135,9 +135,10 @@ async def cmd_run(ctx: Context, args: argparse.Namespace) -> int:
     loop.add_signal_handler(signal.SIGINT, main.cancel)
     result: pb.Run | None = None
     try:
+        session = await session_of(ctx, args)
         async with ctx.resource() as resource:
             async for response in resource.run_foreground(
-                session_of(args), command, cwd=args.cwd, timeout_ms=timeout_ms(args.timeout)
+                session, command, cwd=args.cwd, timeout_ms=timeout_ms(args.timeout)
             ):
                 kind = response.WhichOneof("event")
                 if kind == "output":
@@ -172,7 +173,7 @@ async def cmd_bg(ctx: Context, args: argparse.Namespace) -> int:
         size = (args.cols or 80, args.rows or 24)
     async with ctx.resource() as resource:
         run = await resource.start_background(
-            session_of(args),
+            await session_of(ctx, args),
             command,
             pty=args.pty,
             size=size,
@@ -191,7 +192,7 @@ async def cmd_ps(ctx: Context, args: argparse.Namespace) -> int:
     token = ""
     async with ctx.resource() as resource:
         while True:
-            page = await resource.list_runs(session_of(args), page_token=token)
+            page = await resource.list_runs(await session_of(ctx, args), page_token=token)
             runs.extend(page.runs)
             token = page.next_page_token
             if not token:
@@ -223,7 +224,7 @@ def screen_text(screen: pb.Screen) -> str:
 
 
 async def cmd_logs(ctx: Context, args: argparse.Namespace) -> int:
-    session = session_of(args)
+    session = await session_of(ctx, args)
     async with ctx.resource() as resource:
         run = await resource.get_run(session, args.ref)
         if not args.follow or run.status in TERMINAL:
@@ -268,7 +269,7 @@ def _print_output(ctx: Context, run: pb.Run) -> None:
 
 async def cmd_stop(ctx: Context, args: argparse.Namespace) -> int:
     async with ctx.resource() as resource:
-        run = await resource.stop_run(session_of(args), args.ref, timeout=60)
+        run = await resource.stop_run(await session_of(ctx, args), args.ref, timeout=60)
     if ctx.out.json:
         run.ClearField("output")
         ctx.out.record(run)

@@ -9,7 +9,7 @@ from typing import Any
 
 from maka.kernel.v1 import kernel_pb2 as pb
 
-from maka_client.cli.context import Context
+from maka_client.cli.context import CommandError, Context
 from maka_client.cli.events import describe_entry
 from maka_client.cli.output import to_dict
 
@@ -22,6 +22,18 @@ def register(commands: Any) -> None:
     new.add_argument("--name", default="")
     new.add_argument("--cwd", default="")
     new.add_argument("--permission-mode", choices=sorted(PERMISSION_MODES), default=None)
+    new.add_argument(
+        "--backend", default="", help="shell, llm or scripted (default: the kernel's, shell)"
+    )
+    new.add_argument("--model", default="", help="the model (llm backend)")
+    new.add_argument("--connection", default="", help="the LLM connection's slug (llm backend)")
+    new.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a backend option (repeatable), e.g. timeout_ms=5000",
+    )
     new.set_defaults(handler=cmd_new)
 
     ls = commands.add_parser("ls", help="list sessions, newest first")
@@ -76,9 +88,22 @@ def absolute(path: str | None) -> str:
 async def cmd_new(ctx: Context, args: argparse.Namespace) -> int:
     workspace = absolute(args.workspace)
     mode = PERMISSION_MODES.get(args.permission_mode or "", pb.PERMISSION_MODE_UNSPECIFIED)
+    options = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise CommandError(f"--option needs KEY=VALUE, not {item!r}")
+        options[key] = value
     async with ctx.kernel() as kernel:
         session = await kernel.create_session(
-            workspace, name=args.name, cwd=args.cwd, permission_mode=mode
+            workspace,
+            name=args.name,
+            cwd=args.cwd,
+            permission_mode=mode,
+            backend=args.backend,
+            model=args.model,
+            llm_connection_slug=args.connection,
+            backend_options=options,
         )
     print_session(ctx, session)
     return 0

@@ -132,6 +132,8 @@ class _SystemNoteKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_System
     """A turn was interrupted because the process running it ended."""
     SYSTEM_NOTE_KIND_MESSAGE_REJECTED: _SystemNoteKind.ValueType  # 6
     """A message sent into a turn was not delivered."""
+    SYSTEM_NOTE_KIND_DENIED: _SystemNoteKind.ValueType  # 7
+    """A turn ended because a sandbox-boundary request was denied (nothing was run)."""
 
 class SystemNoteKind(_SystemNoteKind, metaclass=_SystemNoteKindEnumTypeWrapper):
     """SystemNoteKind says what a system note is about."""
@@ -150,6 +152,8 @@ SYSTEM_NOTE_KIND_INTERRUPTED: SystemNoteKind.ValueType  # 5
 """A turn was interrupted because the process running it ended."""
 SYSTEM_NOTE_KIND_MESSAGE_REJECTED: SystemNoteKind.ValueType  # 6
 """A message sent into a turn was not delivered."""
+SYSTEM_NOTE_KIND_DENIED: SystemNoteKind.ValueType  # 7
+"""A turn ended because a sandbox-boundary request was denied (nothing was run)."""
 Global___SystemNoteKind: _TypeAlias = SystemNoteKind  # noqa: Y015
 
 class _ToolOutputStream:
@@ -382,6 +386,8 @@ class GetServerInfoResponse(_message.Message):
     STARTED_AT_FIELD_NUMBER: _builtins.int
     DRAINING_FIELD_NUMBER: _builtins.int
     PID_FIELD_NUMBER: _builtins.int
+    DEFAULT_BACKEND_FIELD_NUMBER: _builtins.int
+    RESOURCE_ADDRESS_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-kernel"."""
     version: _builtins.str
@@ -394,6 +400,10 @@ class GetServerInfoResponse(_message.Message):
     """True once a shutdown has begun: new work is refused."""
     pid: _builtins.int
     """The operating-system process id of the server."""
+    default_backend: _builtins.str
+    """The backend a session created without one gets ("shell", "scripted" or "llm")."""
+    resource_address: _builtins.str
+    """The resource service the kernel runs tools on (HOST:PORT)."""
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
@@ -408,10 +418,12 @@ class GetServerInfoResponse(_message.Message):
         started_at: _timestamp_pb2.Timestamp | None = ...,
         draining: _builtins.bool = ...,
         pid: _builtins.int = ...,
+        default_backend: _builtins.str = ...,
+        resource_address: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_dir", b"data_dir", "default_backend", b"default_backend", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "resource_address", b"resource_address", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -772,24 +784,36 @@ class ToolResult(_message.Message):
     TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
     OUTPUT_FIELD_NUMBER: _builtins.int
     IS_ERROR_FIELD_NUMBER: _builtins.int
+    RUN_REF_FIELD_NUMBER: _builtins.int
+    EXIT_CODE_FIELD_NUMBER: _builtins.int
     tool_call_id: _builtins.str
     """The tool call id."""
     output: _builtins.str
     """The result."""
     is_error: _builtins.bool
     """True when the tool failed."""
+    run_ref: _builtins.str
+    """The resource-service run that executed the tool, if one did (a background run's ref is
+    what a client attaches to).
+    """
+    exit_code: _builtins.int
+    """The run's exit code, when it ended with one (124 timed out, 130 cancelled, 128+N signal)."""
     def __init__(
         self,
         *,
         tool_call_id: _builtins.str = ...,
         output: _builtins.str = ...,
         is_error: _builtins.bool = ...,
+        run_ref: _builtins.str = ...,
+        exit_code: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["is_error", b"is_error", "output", b"output", "tool_call_id", b"tool_call_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "is_error", b"is_error", "output", b"output", "run_ref", b"run_ref", "tool_call_id", b"tool_call_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__exit_code: _TypeAlias = _typing.Literal["exit_code"]  # noqa: Y015
+    _WhichOneofArgType__exit_code: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__exit_code) -> _WhichOneofReturnType__exit_code | None: ...
 
 Global___ToolResult: _TypeAlias = ToolResult  # noqa: Y015
 
@@ -1146,7 +1170,9 @@ class CreateSessionRequest(_message.Message):
     name: _builtins.str
     """The session's name; a non-empty name counts as set by a user."""
     backend: _builtins.str
-    """The backend kind; empty means "scripted"."""
+    """The backend kind ("shell", "llm" or "scripted"); empty means the kernel's default backend
+    (--default-backend, "shell" unless configured).
+    """
     model: _builtins.str
     """The model name."""
     permission_mode: Global___PermissionMode.ValueType
@@ -2034,24 +2060,68 @@ class DrainedTurn(_message.Message):
 Global___DrainedTurn: _TypeAlias = DrainedTurn  # noqa: Y015
 
 @_typing.final
+class ResourceShutdown(_message.Message):
+    """ResourceShutdown is what the kernel's shutdown did to the resource service it uses."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ATTEMPTED_FIELD_NUMBER: _builtins.int
+    REACHED_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    RUNS_ENDED_FIELD_NUMBER: _builtins.int
+    RUNS_UNFINISHED_FIELD_NUMBER: _builtins.int
+    attempted: _builtins.bool
+    """True when the kernel asked the resource service to shut down."""
+    reached: _builtins.bool
+    """True when the resource service answered."""
+    error: _builtins.str
+    """Why it could not be reached (empty when it was)."""
+    runs_ended: _builtins.int
+    """How many runs the resource service ended during its drain."""
+    runs_unfinished: _builtins.int
+    """How many runs had not ended within its grace period (it then killed them)."""
+    def __init__(
+        self,
+        *,
+        attempted: _builtins.bool = ...,
+        reached: _builtins.bool = ...,
+        error: _builtins.str = ...,
+        runs_ended: _builtins.int = ...,
+        runs_unfinished: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempted", b"attempted", "error", b"error", "reached", b"reached", "runs_ended", b"runs_ended", "runs_unfinished", b"runs_unfinished"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResourceShutdown: _TypeAlias = ResourceShutdown  # noqa: Y015
+
+@_typing.final
 class ShutdownResponse(_message.Message):
     """ShutdownResponse reports the drain; the process exits after sending it."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     TURNS_FIELD_NUMBER: _builtins.int
+    RESOURCE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def turns(self) -> _containers.RepeatedCompositeFieldContainer[Global___DrainedTurn]:
         """Every turn that was running when the shutdown began."""
+
+    @_builtins.property
+    def resource(self) -> Global___ResourceShutdown:
+        """What the shutdown cascade did to the resource service."""
 
     def __init__(
         self,
         *,
         turns: _abc.Iterable[Global___DrainedTurn] | None = ...,
+        resource: Global___ResourceShutdown | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["resource", b"resource"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["turns", b"turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["resource", b"resource", "turns", b"turns"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -172,6 +172,7 @@ class GetServerInfoResponse(_message.Message):
     STARTED_AT_FIELD_NUMBER: _builtins.int
     DRAINING_FIELD_NUMBER: _builtins.int
     PID_FIELD_NUMBER: _builtins.int
+    STANDALONE_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-resource"."""
     version: _builtins.str
@@ -184,6 +185,10 @@ class GetServerInfoResponse(_message.Message):
     """True once a shutdown has begun: new work is refused."""
     pid: _builtins.int
     """The operating-system process id of the server."""
+    standalone: _builtins.bool
+    """True when the service admits any well-formed session id (started with --standalone);
+    false when only sessions registered with RegisterSession are admitted.
+    """
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
@@ -198,10 +203,11 @@ class GetServerInfoResponse(_message.Message):
         started_at: _timestamp_pb2.Timestamp | None = ...,
         draining: _builtins.bool = ...,
         pid: _builtins.int = ...,
+        standalone: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -604,6 +610,7 @@ class RunForegroundRequest(_message.Message):
     SOURCE_TURN_ID_FIELD_NUMBER: _builtins.int
     SOURCE_TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
     PTY_FIELD_NUMBER: _builtins.int
+    ANNOUNCE_START_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session the run belongs to."""
     command: _builtins.str
@@ -620,6 +627,10 @@ class RunForegroundRequest(_message.Message):
     """The tool call that asks for the run, if any."""
     pty: _builtins.bool
     """Must be false: foreground runs use pipes. Start a background run to get a PTY."""
+    announce_start: _builtins.bool
+    """True to receive `started` as the first message: the run as recorded when its process
+    started (its ref, to stop it with StopRun from another call).
+    """
     @_builtins.property
     def env(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Environment variables set on top of the service's environment."""
@@ -635,10 +646,11 @@ class RunForegroundRequest(_message.Message):
         source_turn_id: _builtins.str = ...,
         source_tool_call_id: _builtins.str = ...,
         pty: _builtins.bool = ...,
+        announce_start: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "timeout_ms", b"timeout_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "announce_start", b"announce_start", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__timeout_ms: _TypeAlias = _typing.Literal["timeout_ms"]  # noqa: Y015
     _WhichOneofArgType__timeout_ms: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms"]  # noqa: Y015
@@ -655,6 +667,7 @@ class RunForegroundResponse(_message.Message):
     OUTPUT_FIELD_NUMBER: _builtins.int
     GAP_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    STARTED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def output(self) -> Global___OutputChunk:
         """Output as it is read."""
@@ -667,18 +680,25 @@ class RunForegroundResponse(_message.Message):
     def result(self) -> Global___Run:
         """The final state of the run; always the last message."""
 
+    @_builtins.property
+    def started(self) -> Global___Run:
+        """The run as recorded once started (status RUNNING, or its terminal state if it could not
+        start); sent first, and only when the request set announce_start.
+        """
+
     def __init__(
         self,
         *,
         output: Global___OutputChunk | None = ...,
         gap: Global___OutputGap | None = ...,
         result: Global___Run | None = ...,
+        started: Global___Run | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "gap", b"gap", "output", b"output", "result", b"result"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "gap", b"gap", "output", b"output", "result", b"result", "started", b"started"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "gap", b"gap", "output", b"output", "result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "gap", b"gap", "output", b"output", "result", b"result", "started", b"started"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["output", "gap", "result"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["output", "gap", "result", "started"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -1556,3 +1576,103 @@ class ShutdownResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ShutdownResponse: _TypeAlias = ShutdownResponse  # noqa: Y015
+
+@_typing.final
+class RegisterSessionRequest(_message.Message):
+    """RegisterSessionRequest describes a session the kernel knows."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    CWD_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    cwd: _builtins.str
+    """The session's absolute working directory: the default cwd of its runs; empty keeps the
+    service's default (the user's home directory).
+    """
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        cwd: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cwd", b"cwd", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterSessionRequest: _TypeAlias = RegisterSessionRequest  # noqa: Y015
+
+@_typing.final
+class RegisterSessionResponse(_message.Message):
+    """RegisterSessionResponse confirms the registration."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHANGED_FIELD_NUMBER: _builtins.int
+    changed: _builtins.bool
+    """True when this call changed what the service knew (new session, new cwd, or unarchived)."""
+    def __init__(
+        self,
+        *,
+        changed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["changed", b"changed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterSessionResponse: _TypeAlias = RegisterSessionResponse  # noqa: Y015
+
+@_typing.final
+class ArchiveSessionRequest(_message.Message):
+    """ArchiveSessionRequest names the session to archive."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    DELETED_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id."""
+    deleted: _builtins.bool
+    """True when the kernel deleted the session: later operations get NOT_FOUND."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        deleted: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deleted", b"deleted", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ArchiveSessionRequest: _TypeAlias = ArchiveSessionRequest  # noqa: Y015
+
+@_typing.final
+class ArchiveSessionResponse(_message.Message):
+    """ArchiveSessionResponse lists the runs the archive stopped."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STOPPED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def stopped(self) -> _containers.RepeatedCompositeFieldContainer[Global___Run]:
+        """The final state of every run that was active and was stopped by this call."""
+
+    def __init__(
+        self,
+        *,
+        stopped: _abc.Iterable[Global___Run] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stopped", b"stopped"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ArchiveSessionResponse: _TypeAlias = ArchiveSessionResponse  # noqa: Y015

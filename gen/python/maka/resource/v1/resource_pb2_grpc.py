@@ -106,6 +106,16 @@ class ResourceServiceStub:
                 request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownRequest.SerializeToString,
                 response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownResponse.FromString,
                 _registered_method=True)
+        self.RegisterSession = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/RegisterSession',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.RegisterSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.RegisterSessionResponse.FromString,
+                _registered_method=True)
+        self.ArchiveSession = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/ArchiveSession',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionResponse.FromString,
+                _registered_method=True)
 
 
 class ResourceServiceServicer:
@@ -228,6 +238,26 @@ class ResourceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RegisterSession(self, request, context):
+        """RegisterSession tells the service that a session exists (the kernel calls it when it
+        creates or unarchives a session, and before it runs a tool). Idempotent: registering again
+        updates the working directory and lifts an archive. In kernel mode (the default) the
+        service admits operations only for registered, unarchived sessions; a standalone service
+        (--standalone) admits any well-formed session id as well.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ArchiveSession(self, request, context):
+        """ArchiveSession stops every active run of a session (TERM to each process group, a grace
+        period, then KILL; the final states are recorded) and refuses its operations from then on:
+        FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ResourceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -295,6 +325,16 @@ def add_ResourceServiceServicer_to_server(servicer, server):
                     servicer.Shutdown,
                     request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownRequest.FromString,
                     response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownResponse.SerializeToString,
+            ),
+            'RegisterSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterSession,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.RegisterSessionRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.RegisterSessionResponse.SerializeToString,
+            ),
+            'ArchiveSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.ArchiveSession,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -655,6 +695,60 @@ class ResourceService:
             '/maka.resource.v1.ResourceService/Shutdown',
             maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownRequest.SerializeToString,
             maka_dot_resource_dot_v1_dot_resource__pb2.ShutdownResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/RegisterSession',
+            maka_dot_resource_dot_v1_dot_resource__pb2.RegisterSessionRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.RegisterSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ArchiveSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/ArchiveSession',
+            maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

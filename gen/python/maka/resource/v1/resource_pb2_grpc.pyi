@@ -95,6 +95,18 @@ class ResourceServiceStub:
     answers with how the runs ended within the shutdown grace period (and which had not),
     then the server stops. A caller that goes away does not stop the shutdown it began.
     """
+    RegisterSession: _grpc.UnaryUnaryMultiCallable[_resource_pb2.RegisterSessionRequest, _resource_pb2.RegisterSessionResponse]
+    """RegisterSession tells the service that a session exists (the kernel calls it when it
+    creates or unarchives a session, and before it runs a tool). Idempotent: registering again
+    updates the working directory and lifts an archive. In kernel mode (the default) the
+    service admits operations only for registered, unarchived sessions; a standalone service
+    (--standalone) admits any well-formed session id as well.
+    """
+    ArchiveSession: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ArchiveSessionRequest, _resource_pb2.ArchiveSessionResponse]
+    """ArchiveSession stops every active run of a session (TERM to each process group, a grace
+    period, then KILL; the final states are recorded) and refuses its operations from then on:
+    FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    """
 
 @_typing.type_check_only
 class ResourceServiceAsyncStub(ResourceServiceStub):
@@ -162,6 +174,18 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
     answers with how the runs ended within the shutdown grace period (and which had not),
     then the server stops. A caller that goes away does not stop the shutdown it began.
+    """
+    RegisterSession: _aio.UnaryUnaryMultiCallable[_resource_pb2.RegisterSessionRequest, _resource_pb2.RegisterSessionResponse]  # type: ignore[assignment]
+    """RegisterSession tells the service that a session exists (the kernel calls it when it
+    creates or unarchives a session, and before it runs a tool). Idempotent: registering again
+    updates the working directory and lifts an archive. In kernel mode (the default) the
+    service admits operations only for registered, unarchived sessions; a standalone service
+    (--standalone) admits any well-formed session id as well.
+    """
+    ArchiveSession: _aio.UnaryUnaryMultiCallable[_resource_pb2.ArchiveSessionRequest, _resource_pb2.ArchiveSessionResponse]  # type: ignore[assignment]
+    """ArchiveSession stops every active run of a session (TERM to each process group, a grace
+    period, then KILL; the final states are recorded) and refuses its operations from then on:
+    FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
     """
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -305,6 +329,30 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
         answers with how the runs ended within the shutdown grace period (and which had not),
         then the server stops. A caller that goes away does not stop the shutdown it began.
+        """
+
+    @_abc_1.abstractmethod
+    def RegisterSession(
+        self,
+        request: _resource_pb2.RegisterSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.RegisterSessionResponse, _abc.Awaitable[_resource_pb2.RegisterSessionResponse]]:
+        """RegisterSession tells the service that a session exists (the kernel calls it when it
+        creates or unarchives a session, and before it runs a tool). Idempotent: registering again
+        updates the working directory and lifts an archive. In kernel mode (the default) the
+        service admits operations only for registered, unarchived sessions; a standalone service
+        (--standalone) admits any well-formed session id as well.
+        """
+
+    @_abc_1.abstractmethod
+    def ArchiveSession(
+        self,
+        request: _resource_pb2.ArchiveSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ArchiveSessionResponse, _abc.Awaitable[_resource_pb2.ArchiveSessionResponse]]:
+        """ArchiveSession stops every active run of a session (TERM to each process group, a grace
+        period, then KILL; the final states are recorded) and refuses its operations from then on:
+        FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
         """
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

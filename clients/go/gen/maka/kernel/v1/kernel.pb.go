@@ -221,6 +221,8 @@ const (
 	SystemNoteKind_SYSTEM_NOTE_KIND_INTERRUPTED SystemNoteKind = 5
 	// A message sent into a turn was not delivered.
 	SystemNoteKind_SYSTEM_NOTE_KIND_MESSAGE_REJECTED SystemNoteKind = 6
+	// A turn ended because a sandbox-boundary request was denied (nothing was run).
+	SystemNoteKind_SYSTEM_NOTE_KIND_DENIED SystemNoteKind = 7
 )
 
 // Enum value maps for SystemNoteKind.
@@ -233,6 +235,7 @@ var (
 		4: "SYSTEM_NOTE_KIND_ABORT",
 		5: "SYSTEM_NOTE_KIND_INTERRUPTED",
 		6: "SYSTEM_NOTE_KIND_MESSAGE_REJECTED",
+		7: "SYSTEM_NOTE_KIND_DENIED",
 	}
 	SystemNoteKind_value = map[string]int32{
 		"SYSTEM_NOTE_KIND_UNSPECIFIED":      0,
@@ -242,6 +245,7 @@ var (
 		"SYSTEM_NOTE_KIND_ABORT":            4,
 		"SYSTEM_NOTE_KIND_INTERRUPTED":      5,
 		"SYSTEM_NOTE_KIND_MESSAGE_REJECTED": 6,
+		"SYSTEM_NOTE_KIND_DENIED":           7,
 	}
 )
 
@@ -728,9 +732,13 @@ type GetServerInfoResponse struct {
 	// True once a shutdown has begun: new work is refused.
 	Draining bool `protobuf:"varint,6,opt,name=draining,proto3" json:"draining,omitempty"`
 	// The operating-system process id of the server.
-	Pid           int64 `protobuf:"varint,7,opt,name=pid,proto3" json:"pid,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Pid int64 `protobuf:"varint,7,opt,name=pid,proto3" json:"pid,omitempty"`
+	// The backend a session created without one gets ("shell", "scripted" or "llm").
+	DefaultBackend string `protobuf:"bytes,8,opt,name=default_backend,json=defaultBackend,proto3" json:"default_backend,omitempty"`
+	// The resource service the kernel runs tools on (HOST:PORT).
+	ResourceAddress string `protobuf:"bytes,9,opt,name=resource_address,json=resourceAddress,proto3" json:"resource_address,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -810,6 +818,20 @@ func (x *GetServerInfoResponse) GetPid() int64 {
 		return x.Pid
 	}
 	return 0
+}
+
+func (x *GetServerInfoResponse) GetDefaultBackend() string {
+	if x != nil {
+		return x.DefaultBackend
+	}
+	return ""
+}
+
+func (x *GetServerInfoResponse) GetResourceAddress() string {
+	if x != nil {
+		return x.ResourceAddress
+	}
+	return ""
 }
 
 // Session is a session's header.
@@ -1494,7 +1516,12 @@ type ToolResult struct {
 	// The result.
 	Output string `protobuf:"bytes,2,opt,name=output,proto3" json:"output,omitempty"`
 	// True when the tool failed.
-	IsError       bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	IsError bool `protobuf:"varint,3,opt,name=is_error,json=isError,proto3" json:"is_error,omitempty"`
+	// The resource-service run that executed the tool, if one did (a background run's ref is
+	// what a client attaches to).
+	RunRef string `protobuf:"bytes,4,opt,name=run_ref,json=runRef,proto3" json:"run_ref,omitempty"`
+	// The run's exit code, when it ended with one (124 timed out, 130 cancelled, 128+N signal).
+	ExitCode      *int32 `protobuf:"varint,5,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1548,6 +1575,20 @@ func (x *ToolResult) GetIsError() bool {
 		return x.IsError
 	}
 	return false
+}
+
+func (x *ToolResult) GetRunRef() string {
+	if x != nil {
+		return x.RunRef
+	}
+	return ""
+}
+
+func (x *ToolResult) GetExitCode() int32 {
+	if x != nil && x.ExitCode != nil {
+		return *x.ExitCode
+	}
+	return 0
 }
 
 // SandboxBoundaryRequest asks permission to cross the sandbox boundary; answer it with
@@ -2258,7 +2299,8 @@ type CreateSessionRequest struct {
 	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
 	// The session's name; a non-empty name counts as set by a user.
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
-	// The backend kind; empty means "scripted".
+	// The backend kind ("shell", "llm" or "scripted"); empty means the kernel's default backend
+	// (--default-backend, "shell" unless configured).
 	Backend string `protobuf:"bytes,5,opt,name=backend,proto3" json:"backend,omitempty"`
 	// The model name.
 	Model string `protobuf:"bytes,6,opt,name=model,proto3" json:"model,omitempty"`
@@ -4060,18 +4102,102 @@ func (x *DrainedTurn) GetFailure() string {
 	return ""
 }
 
+// ResourceShutdown is what the kernel's shutdown did to the resource service it uses.
+type ResourceShutdown struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the kernel asked the resource service to shut down.
+	Attempted bool `protobuf:"varint,1,opt,name=attempted,proto3" json:"attempted,omitempty"`
+	// True when the resource service answered.
+	Reached bool `protobuf:"varint,2,opt,name=reached,proto3" json:"reached,omitempty"`
+	// Why it could not be reached (empty when it was).
+	Error string `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// How many runs the resource service ended during its drain.
+	RunsEnded int32 `protobuf:"varint,4,opt,name=runs_ended,json=runsEnded,proto3" json:"runs_ended,omitempty"`
+	// How many runs had not ended within its grace period (it then killed them).
+	RunsUnfinished int32 `protobuf:"varint,5,opt,name=runs_unfinished,json=runsUnfinished,proto3" json:"runs_unfinished,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ResourceShutdown) Reset() {
+	*x = ResourceShutdown{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResourceShutdown) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResourceShutdown) ProtoMessage() {}
+
+func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResourceShutdown.ProtoReflect.Descriptor instead.
+func (*ResourceShutdown) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ResourceShutdown) GetAttempted() bool {
+	if x != nil {
+		return x.Attempted
+	}
+	return false
+}
+
+func (x *ResourceShutdown) GetReached() bool {
+	if x != nil {
+		return x.Reached
+	}
+	return false
+}
+
+func (x *ResourceShutdown) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *ResourceShutdown) GetRunsEnded() int32 {
+	if x != nil {
+		return x.RunsEnded
+	}
+	return 0
+}
+
+func (x *ResourceShutdown) GetRunsUnfinished() int32 {
+	if x != nil {
+		return x.RunsUnfinished
+	}
+	return 0
+}
+
 // ShutdownResponse reports the drain; the process exits after sending it.
 type ShutdownResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Every turn that was running when the shutdown began.
-	Turns         []*DrainedTurn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	Turns []*DrainedTurn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	// What the shutdown cascade did to the resource service.
+	Resource      *ResourceShutdown `protobuf:"bytes,2,opt,name=resource,proto3" json:"resource,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4083,7 +4209,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4096,7 +4222,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ShutdownResponse) GetTurns() []*DrainedTurn {
@@ -4106,12 +4232,19 @@ func (x *ShutdownResponse) GetTurns() []*DrainedTurn {
 	return nil
 }
 
+func (x *ShutdownResponse) GetResource() *ResourceShutdown {
+	if x != nil {
+		return x.Resource
+	}
+	return nil
+}
+
 var File_maka_kernel_v1_kernel_proto protoreflect.FileDescriptor
 
 const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\n" +
 	"\x1bmaka/kernel/v1/kernel.proto\x12\x0emaka.kernel.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xf6\x01\n" +
+	"\x14GetServerInfoRequest\"\xca\x02\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -4120,7 +4253,9 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x1a\n" +
 	"\bdraining\x18\x06 \x01(\bR\bdraining\x12\x10\n" +
-	"\x03pid\x18\a \x01(\x03R\x03pid\"\x89\a\n" +
+	"\x03pid\x18\a \x01(\x03R\x03pid\x12'\n" +
+	"\x0fdefault_backend\x18\b \x01(\tR\x0edefaultBackend\x12)\n" +
+	"\x10resource_address\x18\t \x01(\tR\x0fresourceAddress\"\x89\a\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +
@@ -4184,13 +4319,17 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
 	"toolCallId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x128\n" +
-	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"a\n" +
+	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xaa\x01\n" +
 	"\n" +
 	"ToolResult\x12 \n" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
 	"toolCallId\x12\x16\n" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x19\n" +
-	"\bis_error\x18\x03 \x01(\bR\aisError\"{\n" +
+	"\bis_error\x18\x03 \x01(\bR\aisError\x12\x17\n" +
+	"\arun_ref\x18\x04 \x01(\tR\x06runRef\x12 \n" +
+	"\texit_code\x18\x05 \x01(\x05H\x00R\bexitCode\x88\x01\x01B\f\n" +
+	"\n" +
+	"_exit_code\"{\n" +
 	"\x16SandboxBoundaryRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x18\n" +
@@ -4387,9 +4526,17 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
 	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x126\n" +
 	"\aoutcome\x18\x03 \x01(\x0e2\x1c.maka.kernel.v1.DrainOutcomeR\aoutcome\x12\x18\n" +
-	"\afailure\x18\x04 \x01(\tR\afailure\"E\n" +
+	"\afailure\x18\x04 \x01(\tR\afailure\"\xa8\x01\n" +
+	"\x10ResourceShutdown\x12\x1c\n" +
+	"\tattempted\x18\x01 \x01(\bR\tattempted\x12\x18\n" +
+	"\areached\x18\x02 \x01(\bR\areached\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x1d\n" +
+	"\n" +
+	"runs_ended\x18\x04 \x01(\x05R\trunsEnded\x12'\n" +
+	"\x0fruns_unfinished\x18\x05 \x01(\x05R\x0erunsUnfinished\"\x83\x01\n" +
 	"\x10ShutdownResponse\x121\n" +
-	"\x05turns\x18\x01 \x03(\v2\x1b.maka.kernel.v1.DrainedTurnR\x05turns*\xc3\x01\n" +
+	"\x05turns\x18\x01 \x03(\v2\x1b.maka.kernel.v1.DrainedTurnR\x05turns\x12<\n" +
+	"\bresource\x18\x02 \x01(\v2 .maka.kernel.v1.ResourceShutdownR\bresource*\xc3\x01\n" +
 	"\rSessionStatus\x12\x1e\n" +
 	"\x1aSESSION_STATUS_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15SESSION_STATUS_ACTIVE\x10\x01\x12\x1a\n" +
@@ -4407,7 +4554,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x13TURN_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15TURN_STATUS_COMPLETED\x10\x02\x12\x17\n" +
 	"\x13TURN_STATUS_ABORTED\x10\x03\x12\x16\n" +
-	"\x12TURN_STATUS_FAILED\x10\x04*\xfc\x01\n" +
+	"\x12TURN_STATUS_FAILED\x10\x04*\x99\x02\n" +
 	"\x0eSystemNoteKind\x12 \n" +
 	"\x1cSYSTEM_NOTE_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eSYSTEM_NOTE_KIND_SESSION_START\x10\x01\x12#\n" +
@@ -4415,7 +4562,8 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x16SYSTEM_NOTE_KIND_ERROR\x10\x03\x12\x1a\n" +
 	"\x16SYSTEM_NOTE_KIND_ABORT\x10\x04\x12 \n" +
 	"\x1cSYSTEM_NOTE_KIND_INTERRUPTED\x10\x05\x12%\n" +
-	"!SYSTEM_NOTE_KIND_MESSAGE_REJECTED\x10\x06*t\n" +
+	"!SYSTEM_NOTE_KIND_MESSAGE_REJECTED\x10\x06\x12\x1b\n" +
+	"\x17SYSTEM_NOTE_KIND_DENIED\x10\a*t\n" +
 	"\x10ToolOutputStream\x12\"\n" +
 	"\x1eTOOL_OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19TOOL_OUTPUT_STREAM_STDOUT\x10\x01\x12\x1d\n" +
@@ -4484,7 +4632,7 @@ func file_maka_kernel_v1_kernel_proto_rawDescGZIP() []byte {
 }
 
 var file_maka_kernel_v1_kernel_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 51)
+var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
 var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(SessionStatus)(0),                       // 0: maka.kernel.v1.SessionStatus
 	(PermissionMode)(0),                      // 1: maka.kernel.v1.PermissionMode
@@ -4545,29 +4693,30 @@ var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(*WatchSessionResponse)(nil),             // 56: maka.kernel.v1.WatchSessionResponse
 	(*ShutdownRequest)(nil),                  // 57: maka.kernel.v1.ShutdownRequest
 	(*DrainedTurn)(nil),                      // 58: maka.kernel.v1.DrainedTurn
-	(*ShutdownResponse)(nil),                 // 59: maka.kernel.v1.ShutdownResponse
-	nil,                                      // 60: maka.kernel.v1.Session.BackendOptionsEntry
-	nil,                                      // 61: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	(*timestamppb.Timestamp)(nil),            // 62: google.protobuf.Timestamp
+	(*ResourceShutdown)(nil),                 // 59: maka.kernel.v1.ResourceShutdown
+	(*ShutdownResponse)(nil),                 // 60: maka.kernel.v1.ShutdownResponse
+	nil,                                      // 61: maka.kernel.v1.Session.BackendOptionsEntry
+	nil,                                      // 62: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	(*timestamppb.Timestamp)(nil),            // 63: google.protobuf.Timestamp
 }
 var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
-	62, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	62, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	62, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
+	63, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	63, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	63, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
 	0,  // 3: maka.kernel.v1.Session.status:type_name -> maka.kernel.v1.SessionStatus
-	62, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
+	63, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 5: maka.kernel.v1.Session.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	60, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
+	61, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
 	2,  // 7: maka.kernel.v1.Turn.status:type_name -> maka.kernel.v1.TurnStatus
-	62, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
-	62, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
+	63, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
+	63, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
 	3,  // 10: maka.kernel.v1.SystemNote.kind:type_name -> maka.kernel.v1.SystemNoteKind
 	4,  // 11: maka.kernel.v1.ToolOutput.stream:type_name -> maka.kernel.v1.ToolOutputStream
 	5,  // 12: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
 	6,  // 13: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
 	2,  // 14: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
-	62, // 15: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
-	62, // 16: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
+	63, // 15: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
+	63, // 16: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
 	15, // 17: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
 	16, // 18: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
 	17, // 19: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
@@ -4582,7 +4731,7 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	26, // 28: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
 	27, // 29: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
 	1,  // 30: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	61, // 31: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	62, // 31: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
 	13, // 32: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
 	13, // 33: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
 	13, // 34: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
@@ -4596,49 +4745,50 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	7,  // 42: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
 	5,  // 43: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
 	9,  // 44: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	62, // 45: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	62, // 46: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	63, // 45: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	63, // 46: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
 	8,  // 47: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
 	48, // 48: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
 	48, // 49: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
 	28, // 50: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
 	10, // 51: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
 	58, // 52: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	11, // 53: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	29, // 54: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	31, // 55: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	33, // 56: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	36, // 57: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	38, // 58: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	40, // 59: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	42, // 60: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	44, // 61: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	46, // 62: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	49, // 63: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	51, // 64: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	53, // 65: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	55, // 66: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	57, // 67: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 68: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	30, // 69: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	32, // 70: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	34, // 71: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	37, // 72: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	39, // 73: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	41, // 74: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	43, // 75: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	45, // 76: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	47, // 77: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	50, // 78: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	52, // 79: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	54, // 80: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	56, // 81: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	59, // 82: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	68, // [68:83] is the sub-list for method output_type
-	53, // [53:68] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	59, // 53: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 54: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	29, // 55: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	31, // 56: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	33, // 57: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	36, // 58: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	38, // 59: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	40, // 60: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	42, // 61: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	44, // 62: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	46, // 63: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	49, // 64: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	51, // 65: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	53, // 66: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	55, // 67: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	57, // 68: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 69: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	30, // 70: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	32, // 71: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	34, // 72: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	37, // 73: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	39, // 74: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	41, // 75: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	43, // 76: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	45, // 77: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	47, // 78: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	50, // 79: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	52, // 80: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	54, // 81: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	56, // 82: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	60, // 83: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	69, // [69:84] is the sub-list for method output_type
+	54, // [54:69] is the sub-list for method input_type
+	54, // [54:54] is the sub-list for extension type_name
+	54, // [54:54] is the sub-list for extension extendee
+	0,  // [0:54] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }
@@ -4646,6 +4796,7 @@ func file_maka_kernel_v1_kernel_proto_init() {
 	if File_maka_kernel_v1_kernel_proto != nil {
 		return
 	}
+	file_maka_kernel_v1_kernel_proto_msgTypes[10].OneofWrappers = []any{}
 	file_maka_kernel_v1_kernel_proto_msgTypes[17].OneofWrappers = []any{
 		(*SessionEvent_User)(nil),
 		(*SessionEvent_Assistant)(nil),
@@ -4669,7 +4820,7 @@ func file_maka_kernel_v1_kernel_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_kernel_v1_kernel_proto_rawDesc), len(file_maka_kernel_v1_kernel_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   51,
+			NumMessages:   52,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -314,7 +314,10 @@ type GetServerInfoResponse struct {
 	// True once a shutdown has begun: new work is refused.
 	Draining bool `protobuf:"varint,6,opt,name=draining,proto3" json:"draining,omitempty"`
 	// The operating-system process id of the server.
-	Pid           int64 `protobuf:"varint,7,opt,name=pid,proto3" json:"pid,omitempty"`
+	Pid int64 `protobuf:"varint,7,opt,name=pid,proto3" json:"pid,omitempty"`
+	// True when the service admits any well-formed session id (started with --standalone);
+	// false when only sessions registered with RegisterSession are admitted.
+	Standalone    bool `protobuf:"varint,8,opt,name=standalone,proto3" json:"standalone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -396,6 +399,13 @@ func (x *GetServerInfoResponse) GetPid() int64 {
 		return x.Pid
 	}
 	return 0
+}
+
+func (x *GetServerInfoResponse) GetStandalone() bool {
+	if x != nil {
+		return x.Standalone
+	}
+	return false
 }
 
 // PipesOutput is the retained output of a pipes run.
@@ -1145,7 +1155,10 @@ type RunForegroundRequest struct {
 	// The tool call that asks for the run, if any.
 	SourceToolCallId string `protobuf:"bytes,7,opt,name=source_tool_call_id,json=sourceToolCallId,proto3" json:"source_tool_call_id,omitempty"`
 	// Must be false: foreground runs use pipes. Start a background run to get a PTY.
-	Pty           bool `protobuf:"varint,8,opt,name=pty,proto3" json:"pty,omitempty"`
+	Pty bool `protobuf:"varint,8,opt,name=pty,proto3" json:"pty,omitempty"`
+	// True to receive `started` as the first message: the run as recorded when its process
+	// started (its ref, to stop it with StopRun from another call).
+	AnnounceStart bool `protobuf:"varint,9,opt,name=announce_start,json=announceStart,proto3" json:"announce_start,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1236,6 +1249,13 @@ func (x *RunForegroundRequest) GetPty() bool {
 	return false
 }
 
+func (x *RunForegroundRequest) GetAnnounceStart() bool {
+	if x != nil {
+		return x.AnnounceStart
+	}
+	return false
+}
+
 // RunForegroundResponse is one event of a foreground run: output chunks, then the result.
 type RunForegroundResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1246,6 +1266,7 @@ type RunForegroundResponse struct {
 	//	*RunForegroundResponse_Output
 	//	*RunForegroundResponse_Gap
 	//	*RunForegroundResponse_Result
+	//	*RunForegroundResponse_Started
 	Event         isRunForegroundResponse_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1315,6 +1336,15 @@ func (x *RunForegroundResponse) GetResult() *Run {
 	return nil
 }
 
+func (x *RunForegroundResponse) GetStarted() *Run {
+	if x != nil {
+		if x, ok := x.Event.(*RunForegroundResponse_Started); ok {
+			return x.Started
+		}
+	}
+	return nil
+}
+
 type isRunForegroundResponse_Event interface {
 	isRunForegroundResponse_Event()
 }
@@ -1334,11 +1364,19 @@ type RunForegroundResponse_Result struct {
 	Result *Run `protobuf:"bytes,3,opt,name=result,proto3,oneof"`
 }
 
+type RunForegroundResponse_Started struct {
+	// The run as recorded once started (status RUNNING, or its terminal state if it could not
+	// start); sent first, and only when the request set announce_start.
+	Started *Run `protobuf:"bytes,4,opt,name=started,proto3,oneof"`
+}
+
 func (*RunForegroundResponse_Output) isRunForegroundResponse_Event() {}
 
 func (*RunForegroundResponse_Gap) isRunForegroundResponse_Event() {}
 
 func (*RunForegroundResponse_Result) isRunForegroundResponse_Event() {}
+
+func (*RunForegroundResponse_Started) isRunForegroundResponse_Event() {}
 
 // StartBackgroundRequest asks for a background run.
 type StartBackgroundRequest struct {
@@ -3147,12 +3185,215 @@ func (x *ShutdownResponse) GetUnfinishedRefs() []string {
 	return nil
 }
 
+// RegisterSessionRequest describes a session the kernel knows.
+type RegisterSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The session's absolute working directory: the default cwd of its runs; empty keeps the
+	// service's default (the user's home directory).
+	Cwd           string `protobuf:"bytes,2,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterSessionRequest) Reset() {
+	*x = RegisterSessionRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterSessionRequest) ProtoMessage() {}
+
+func (x *RegisterSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterSessionRequest.ProtoReflect.Descriptor instead.
+func (*RegisterSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *RegisterSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *RegisterSessionRequest) GetCwd() string {
+	if x != nil {
+		return x.Cwd
+	}
+	return ""
+}
+
+// RegisterSessionResponse confirms the registration.
+type RegisterSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when this call changed what the service knew (new session, new cwd, or unarchived).
+	Changed       bool `protobuf:"varint,1,opt,name=changed,proto3" json:"changed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RegisterSessionResponse) Reset() {
+	*x = RegisterSessionResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegisterSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegisterSessionResponse) ProtoMessage() {}
+
+func (x *RegisterSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegisterSessionResponse.ProtoReflect.Descriptor instead.
+func (*RegisterSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *RegisterSessionResponse) GetChanged() bool {
+	if x != nil {
+		return x.Changed
+	}
+	return false
+}
+
+// ArchiveSessionRequest names the session to archive.
+type ArchiveSessionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// True when the kernel deleted the session: later operations get NOT_FOUND.
+	Deleted       bool `protobuf:"varint,2,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArchiveSessionRequest) Reset() {
+	*x = ArchiveSessionRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArchiveSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArchiveSessionRequest) ProtoMessage() {}
+
+func (x *ArchiveSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArchiveSessionRequest.ProtoReflect.Descriptor instead.
+func (*ArchiveSessionRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ArchiveSessionRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ArchiveSessionRequest) GetDeleted() bool {
+	if x != nil {
+		return x.Deleted
+	}
+	return false
+}
+
+// ArchiveSessionResponse lists the runs the archive stopped.
+type ArchiveSessionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The final state of every run that was active and was stopped by this call.
+	Stopped       []*Run `protobuf:"bytes,1,rep,name=stopped,proto3" json:"stopped,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArchiveSessionResponse) Reset() {
+	*x = ArchiveSessionResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArchiveSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArchiveSessionResponse) ProtoMessage() {}
+
+func (x *ArchiveSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArchiveSessionResponse.ProtoReflect.Descriptor instead.
+func (*ArchiveSessionResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ArchiveSessionResponse) GetStopped() []*Run {
+	if x != nil {
+		return x.Stopped
+	}
+	return nil
+}
+
 var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
 
 const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"\x1fmaka/resource/v1/resource.proto\x12\x10maka.resource.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xf6\x01\n" +
+	"\x14GetServerInfoRequest\"\x96\x02\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -3161,7 +3402,10 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x1a\n" +
 	"\bdraining\x18\x06 \x01(\bR\bdraining\x12\x10\n" +
-	"\x03pid\x18\a \x01(\x03R\x03pid\"\x93\x01\n" +
+	"\x03pid\x18\a \x01(\x03R\x03pid\x12\x1e\n" +
+	"\n" +
+	"standalone\x18\b \x01(\bR\n" +
+	"standalone\"\x93\x01\n" +
 	"\vPipesOutput\x12\x16\n" +
 	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
 	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12)\n" +
@@ -3232,7 +3476,7 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
 	"clientName\"=\n" +
 	"\x16OpenConnectionResponse\x12#\n" +
-	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\"\xf6\x02\n" +
+	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\"\x9d\x03\n" +
 	"\x14RunForegroundRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
@@ -3243,15 +3487,17 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"timeout_ms\x18\x05 \x01(\x03H\x00R\ttimeoutMs\x88\x01\x01\x12$\n" +
 	"\x0esource_turn_id\x18\x06 \x01(\tR\fsourceTurnId\x12-\n" +
 	"\x13source_tool_call_id\x18\a \x01(\tR\x10sourceToolCallId\x12\x10\n" +
-	"\x03pty\x18\b \x01(\bR\x03pty\x1a6\n" +
+	"\x03pty\x18\b \x01(\bR\x03pty\x12%\n" +
+	"\x0eannounce_start\x18\t \x01(\bR\rannounceStart\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\r\n" +
-	"\v_timeout_ms\"\xbb\x01\n" +
+	"\v_timeout_ms\"\xee\x01\n" +
 	"\x15RunForegroundResponse\x127\n" +
 	"\x06output\x18\x01 \x01(\v2\x1d.maka.resource.v1.OutputChunkH\x00R\x06output\x12/\n" +
 	"\x03gap\x18\x02 \x01(\v2\x1b.maka.resource.v1.OutputGapH\x00R\x03gap\x12/\n" +
-	"\x06result\x18\x03 \x01(\v2\x15.maka.resource.v1.RunH\x00R\x06resultB\a\n" +
+	"\x06result\x18\x03 \x01(\v2\x15.maka.resource.v1.RunH\x00R\x06result\x121\n" +
+	"\astarted\x18\x04 \x01(\v2\x15.maka.resource.v1.RunH\x00R\astartedB\a\n" +
 	"\x05event\"\xae\x03\n" +
 	"\x16StartBackgroundRequest\x12\x1d\n" +
 	"\n" +
@@ -3379,7 +3625,19 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"unfinished\x18\x03 \x01(\x05R\n" +
 	"unfinished\x12'\n" +
-	"\x0funfinished_refs\x18\x04 \x03(\tR\x0eunfinishedRefs*\xd6\x01\n" +
+	"\x0funfinished_refs\x18\x04 \x03(\tR\x0eunfinishedRefs\"I\n" +
+	"\x16RegisterSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03cwd\x18\x02 \x01(\tR\x03cwd\"3\n" +
+	"\x17RegisterSessionResponse\x12\x18\n" +
+	"\achanged\x18\x01 \x01(\bR\achanged\"P\n" +
+	"\x15ArchiveSessionRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
+	"\adeleted\x18\x02 \x01(\bR\adeleted\"I\n" +
+	"\x16ArchiveSessionResponse\x12/\n" +
+	"\astopped\x18\x01 \x03(\v2\x15.maka.resource.v1.RunR\astopped*\xd6\x01\n" +
 	"\tRunStatus\x12\x1a\n" +
 	"\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RUN_STATUS_STARTING\x10\x01\x12\x16\n" +
@@ -3401,7 +3659,7 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x19OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_STREAM_STDOUT\x10\x01\x12\x18\n" +
 	"\x14OUTPUT_STREAM_STDERR\x10\x02\x12\x15\n" +
-	"\x11OUTPUT_STREAM_PTY\x10\x032\xdc\t\n" +
+	"\x11OUTPUT_STREAM_PTY\x10\x032\xa9\v\n" +
 	"\x0fResourceService\x12`\n" +
 	"\rGetServerInfo\x12&.maka.resource.v1.GetServerInfoRequest\x1a'.maka.resource.v1.GetServerInfoResponse\x12e\n" +
 	"\x0eOpenConnection\x12'.maka.resource.v1.OpenConnectionRequest\x1a(.maka.resource.v1.OpenConnectionResponse0\x01\x12b\n" +
@@ -3415,7 +3673,9 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x11ControlController\x12*.maka.resource.v1.ControlControllerRequest\x1a+.maka.resource.v1.ControlControllerResponse\x12l\n" +
 	"\x11ReleaseController\x12*.maka.resource.v1.ReleaseControllerRequest\x1a+.maka.resource.v1.ReleaseControllerResponse\x12O\n" +
 	"\x06Attach\x12\x1f.maka.resource.v1.AttachRequest\x1a .maka.resource.v1.AttachResponse(\x010\x01\x12Q\n" +
-	"\bShutdown\x12!.maka.resource.v1.ShutdownRequest\x1a\".maka.resource.v1.ShutdownResponseB\xc4\x01\n" +
+	"\bShutdown\x12!.maka.resource.v1.ShutdownRequest\x1a\".maka.resource.v1.ShutdownResponse\x12f\n" +
+	"\x0fRegisterSession\x12(.maka.resource.v1.RegisterSessionRequest\x1a).maka.resource.v1.RegisterSessionResponse\x12c\n" +
+	"\x0eArchiveSession\x12'.maka.resource.v1.ArchiveSessionRequest\x1a(.maka.resource.v1.ArchiveSessionResponseB\xc4\x01\n" +
 	"\x14com.maka.resource.v1B\rResourceProtoP\x01Z;maka.dev/runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
 
 var (
@@ -3431,7 +3691,7 @@ func file_maka_resource_v1_resource_proto_rawDescGZIP() []byte {
 }
 
 var file_maka_resource_v1_resource_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_maka_resource_v1_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_maka_resource_v1_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_maka_resource_v1_resource_proto_goTypes = []any{
 	(RunStatus)(0),                    // 0: maka.resource.v1.RunStatus
 	(RunMode)(0),                      // 1: maka.resource.v1.RunMode
@@ -3475,81 +3735,91 @@ var file_maka_resource_v1_resource_proto_goTypes = []any{
 	(*ShutdownRequest)(nil),           // 39: maka.resource.v1.ShutdownRequest
 	(*RunCount)(nil),                  // 40: maka.resource.v1.RunCount
 	(*ShutdownResponse)(nil),          // 41: maka.resource.v1.ShutdownResponse
-	nil,                               // 42: maka.resource.v1.RunForegroundRequest.EnvEntry
-	nil,                               // 43: maka.resource.v1.StartBackgroundRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),     // 44: google.protobuf.Timestamp
+	(*RegisterSessionRequest)(nil),    // 42: maka.resource.v1.RegisterSessionRequest
+	(*RegisterSessionResponse)(nil),   // 43: maka.resource.v1.RegisterSessionResponse
+	(*ArchiveSessionRequest)(nil),     // 44: maka.resource.v1.ArchiveSessionRequest
+	(*ArchiveSessionResponse)(nil),    // 45: maka.resource.v1.ArchiveSessionResponse
+	nil,                               // 46: maka.resource.v1.RunForegroundRequest.EnvEntry
+	nil,                               // 47: maka.resource.v1.StartBackgroundRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),     // 48: google.protobuf.Timestamp
 }
 var file_maka_resource_v1_resource_proto_depIdxs = []int32{
-	44, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	48, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
 	2,  // 1: maka.resource.v1.Run.kind:type_name -> maka.resource.v1.RunKind
 	1,  // 2: maka.resource.v1.Run.mode:type_name -> maka.resource.v1.RunMode
 	0,  // 3: maka.resource.v1.Run.status:type_name -> maka.resource.v1.RunStatus
-	44, // 4: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
-	44, // 5: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
-	44, // 6: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
-	44, // 7: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
+	48, // 4: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
+	48, // 5: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
+	48, // 6: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
+	48, // 7: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
 	6,  // 8: maka.resource.v1.Run.pipes:type_name -> maka.resource.v1.PipesOutput
 	7,  // 9: maka.resource.v1.Run.screen:type_name -> maka.resource.v1.Screen
 	3,  // 10: maka.resource.v1.OutputChunk.stream:type_name -> maka.resource.v1.OutputStream
-	42, // 11: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
+	46, // 11: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
 	9,  // 12: maka.resource.v1.RunForegroundResponse.output:type_name -> maka.resource.v1.OutputChunk
 	10, // 13: maka.resource.v1.RunForegroundResponse.gap:type_name -> maka.resource.v1.OutputGap
 	8,  // 14: maka.resource.v1.RunForegroundResponse.result:type_name -> maka.resource.v1.Run
-	43, // 15: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
-	11, // 16: maka.resource.v1.StartBackgroundRequest.size:type_name -> maka.resource.v1.TerminalSize
-	8,  // 17: maka.resource.v1.StartBackgroundResponse.run:type_name -> maka.resource.v1.Run
-	8,  // 18: maka.resource.v1.GetRunResponse.run:type_name -> maka.resource.v1.Run
-	8,  // 19: maka.resource.v1.ListRunsResponse.runs:type_name -> maka.resource.v1.Run
-	8,  // 20: maka.resource.v1.StopRunResponse.run:type_name -> maka.resource.v1.Run
-	8,  // 21: maka.resource.v1.WatchRunsResponse.run:type_name -> maka.resource.v1.Run
-	7,  // 22: maka.resource.v1.AcquireControllerResponse.screen:type_name -> maka.resource.v1.Screen
-	11, // 23: maka.resource.v1.ControlControllerRequest.resize:type_name -> maka.resource.v1.TerminalSize
-	11, // 24: maka.resource.v1.ControlControllerResponse.size:type_name -> maka.resource.v1.TerminalSize
-	33, // 25: maka.resource.v1.AttachRequest.start:type_name -> maka.resource.v1.AttachStart
-	34, // 26: maka.resource.v1.AttachRequest.control:type_name -> maka.resource.v1.AttachControl
-	11, // 27: maka.resource.v1.AttachControl.resize:type_name -> maka.resource.v1.TerminalSize
-	8,  // 28: maka.resource.v1.Attached.run:type_name -> maka.resource.v1.Run
-	7,  // 29: maka.resource.v1.Attached.screen:type_name -> maka.resource.v1.Screen
-	29, // 30: maka.resource.v1.ControlOutcome.applied:type_name -> maka.resource.v1.ControlControllerResponse
-	36, // 31: maka.resource.v1.ControlOutcome.rejected:type_name -> maka.resource.v1.ControlRejected
-	35, // 32: maka.resource.v1.AttachResponse.attached:type_name -> maka.resource.v1.Attached
-	9,  // 33: maka.resource.v1.AttachResponse.output:type_name -> maka.resource.v1.OutputChunk
-	10, // 34: maka.resource.v1.AttachResponse.gap:type_name -> maka.resource.v1.OutputGap
-	37, // 35: maka.resource.v1.AttachResponse.control:type_name -> maka.resource.v1.ControlOutcome
-	8,  // 36: maka.resource.v1.AttachResponse.ended:type_name -> maka.resource.v1.Run
-	0,  // 37: maka.resource.v1.RunCount.status:type_name -> maka.resource.v1.RunStatus
-	40, // 38: maka.resource.v1.ShutdownResponse.ended:type_name -> maka.resource.v1.RunCount
-	4,  // 39: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
-	12, // 40: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
-	14, // 41: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
-	16, // 42: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
-	18, // 43: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
-	20, // 44: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
-	22, // 45: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
-	24, // 46: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
-	26, // 47: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
-	28, // 48: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
-	30, // 49: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
-	32, // 50: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
-	39, // 51: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
-	5,  // 52: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
-	13, // 53: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
-	15, // 54: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
-	17, // 55: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
-	19, // 56: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
-	21, // 57: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
-	23, // 58: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
-	25, // 59: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
-	27, // 60: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
-	29, // 61: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
-	31, // 62: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
-	38, // 63: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
-	41, // 64: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
-	52, // [52:65] is the sub-list for method output_type
-	39, // [39:52] is the sub-list for method input_type
-	39, // [39:39] is the sub-list for extension type_name
-	39, // [39:39] is the sub-list for extension extendee
-	0,  // [0:39] is the sub-list for field type_name
+	8,  // 15: maka.resource.v1.RunForegroundResponse.started:type_name -> maka.resource.v1.Run
+	47, // 16: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
+	11, // 17: maka.resource.v1.StartBackgroundRequest.size:type_name -> maka.resource.v1.TerminalSize
+	8,  // 18: maka.resource.v1.StartBackgroundResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 19: maka.resource.v1.GetRunResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 20: maka.resource.v1.ListRunsResponse.runs:type_name -> maka.resource.v1.Run
+	8,  // 21: maka.resource.v1.StopRunResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 22: maka.resource.v1.WatchRunsResponse.run:type_name -> maka.resource.v1.Run
+	7,  // 23: maka.resource.v1.AcquireControllerResponse.screen:type_name -> maka.resource.v1.Screen
+	11, // 24: maka.resource.v1.ControlControllerRequest.resize:type_name -> maka.resource.v1.TerminalSize
+	11, // 25: maka.resource.v1.ControlControllerResponse.size:type_name -> maka.resource.v1.TerminalSize
+	33, // 26: maka.resource.v1.AttachRequest.start:type_name -> maka.resource.v1.AttachStart
+	34, // 27: maka.resource.v1.AttachRequest.control:type_name -> maka.resource.v1.AttachControl
+	11, // 28: maka.resource.v1.AttachControl.resize:type_name -> maka.resource.v1.TerminalSize
+	8,  // 29: maka.resource.v1.Attached.run:type_name -> maka.resource.v1.Run
+	7,  // 30: maka.resource.v1.Attached.screen:type_name -> maka.resource.v1.Screen
+	29, // 31: maka.resource.v1.ControlOutcome.applied:type_name -> maka.resource.v1.ControlControllerResponse
+	36, // 32: maka.resource.v1.ControlOutcome.rejected:type_name -> maka.resource.v1.ControlRejected
+	35, // 33: maka.resource.v1.AttachResponse.attached:type_name -> maka.resource.v1.Attached
+	9,  // 34: maka.resource.v1.AttachResponse.output:type_name -> maka.resource.v1.OutputChunk
+	10, // 35: maka.resource.v1.AttachResponse.gap:type_name -> maka.resource.v1.OutputGap
+	37, // 36: maka.resource.v1.AttachResponse.control:type_name -> maka.resource.v1.ControlOutcome
+	8,  // 37: maka.resource.v1.AttachResponse.ended:type_name -> maka.resource.v1.Run
+	0,  // 38: maka.resource.v1.RunCount.status:type_name -> maka.resource.v1.RunStatus
+	40, // 39: maka.resource.v1.ShutdownResponse.ended:type_name -> maka.resource.v1.RunCount
+	8,  // 40: maka.resource.v1.ArchiveSessionResponse.stopped:type_name -> maka.resource.v1.Run
+	4,  // 41: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
+	12, // 42: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
+	14, // 43: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
+	16, // 44: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
+	18, // 45: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
+	20, // 46: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
+	22, // 47: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
+	24, // 48: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
+	26, // 49: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
+	28, // 50: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
+	30, // 51: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
+	32, // 52: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
+	39, // 53: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
+	42, // 54: maka.resource.v1.ResourceService.RegisterSession:input_type -> maka.resource.v1.RegisterSessionRequest
+	44, // 55: maka.resource.v1.ResourceService.ArchiveSession:input_type -> maka.resource.v1.ArchiveSessionRequest
+	5,  // 56: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
+	13, // 57: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
+	15, // 58: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
+	17, // 59: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
+	19, // 60: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
+	21, // 61: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
+	23, // 62: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
+	25, // 63: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
+	27, // 64: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
+	29, // 65: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
+	31, // 66: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
+	38, // 67: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
+	41, // 68: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
+	43, // 69: maka.resource.v1.ResourceService.RegisterSession:output_type -> maka.resource.v1.RegisterSessionResponse
+	45, // 70: maka.resource.v1.ResourceService.ArchiveSession:output_type -> maka.resource.v1.ArchiveSessionResponse
+	56, // [56:71] is the sub-list for method output_type
+	41, // [41:56] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_maka_resource_v1_resource_proto_init() }
@@ -3566,6 +3836,7 @@ func file_maka_resource_v1_resource_proto_init() {
 		(*RunForegroundResponse_Output)(nil),
 		(*RunForegroundResponse_Gap)(nil),
 		(*RunForegroundResponse_Result)(nil),
+		(*RunForegroundResponse_Started)(nil),
 	}
 	file_maka_resource_v1_resource_proto_msgTypes[12].OneofWrappers = []any{}
 	file_maka_resource_v1_resource_proto_msgTypes[28].OneofWrappers = []any{
@@ -3589,7 +3860,7 @@ func file_maka_resource_v1_resource_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_resource_v1_resource_proto_rawDesc), len(file_maka_resource_v1_resource_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   40,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,8 @@ const (
 	ResourceService_ReleaseController_FullMethodName = "/maka.resource.v1.ResourceService/ReleaseController"
 	ResourceService_Attach_FullMethodName            = "/maka.resource.v1.ResourceService/Attach"
 	ResourceService_Shutdown_FullMethodName          = "/maka.resource.v1.ResourceService/Shutdown"
+	ResourceService_RegisterSession_FullMethodName   = "/maka.resource.v1.ResourceService/RegisterSession"
+	ResourceService_ArchiveSession_FullMethodName    = "/maka.resource.v1.ResourceService/ArchiveSession"
 )
 
 // ResourceServiceClient is the client API for ResourceService service.
@@ -93,6 +95,16 @@ type ResourceServiceClient interface {
 	// answers with how the runs ended within the shutdown grace period (and which had not),
 	// then the server stops. A caller that goes away does not stop the shutdown it began.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
+	// RegisterSession tells the service that a session exists (the kernel calls it when it
+	// creates or unarchives a session, and before it runs a tool). Idempotent: registering again
+	// updates the working directory and lifts an archive. In kernel mode (the default) the
+	// service admits operations only for registered, unarchived sessions; a standalone service
+	// (--standalone) admits any well-formed session id as well.
+	RegisterSession(ctx context.Context, in *RegisterSessionRequest, opts ...grpc.CallOption) (*RegisterSessionResponse, error)
+	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
+	// period, then KILL; the final states are recorded) and refuses its operations from then on:
+	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	ArchiveSession(ctx context.Context, in *ArchiveSessionRequest, opts ...grpc.CallOption) (*ArchiveSessionResponse, error)
 }
 
 type resourceServiceClient struct {
@@ -263,6 +275,26 @@ func (c *resourceServiceClient) Shutdown(ctx context.Context, in *ShutdownReques
 	return out, nil
 }
 
+func (c *resourceServiceClient) RegisterSession(ctx context.Context, in *RegisterSessionRequest, opts ...grpc.CallOption) (*RegisterSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RegisterSessionResponse)
+	err := c.cc.Invoke(ctx, ResourceService_RegisterSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *resourceServiceClient) ArchiveSession(ctx context.Context, in *ArchiveSessionRequest, opts ...grpc.CallOption) (*ArchiveSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ArchiveSessionResponse)
+	err := c.cc.Invoke(ctx, ResourceService_ArchiveSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ResourceServiceServer is the server API for ResourceService service.
 // All implementations must embed UnimplementedResourceServiceServer
 // for forward compatibility.
@@ -320,6 +352,16 @@ type ResourceServiceServer interface {
 	// answers with how the runs ended within the shutdown grace period (and which had not),
 	// then the server stops. A caller that goes away does not stop the shutdown it began.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
+	// RegisterSession tells the service that a session exists (the kernel calls it when it
+	// creates or unarchives a session, and before it runs a tool). Idempotent: registering again
+	// updates the working directory and lifts an archive. In kernel mode (the default) the
+	// service admits operations only for registered, unarchived sessions; a standalone service
+	// (--standalone) admits any well-formed session id as well.
+	RegisterSession(context.Context, *RegisterSessionRequest) (*RegisterSessionResponse, error)
+	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
+	// period, then KILL; the final states are recorded) and refuses its operations from then on:
+	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error)
 	mustEmbedUnimplementedResourceServiceServer()
 }
 
@@ -368,6 +410,12 @@ func (UnimplementedResourceServiceServer) Attach(grpc.BidiStreamingServer[Attach
 }
 func (UnimplementedResourceServiceServer) Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Shutdown not implemented")
+}
+func (UnimplementedResourceServiceServer) RegisterSession(context.Context, *RegisterSessionRequest) (*RegisterSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RegisterSession not implemented")
+}
+func (UnimplementedResourceServiceServer) ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ArchiveSession not implemented")
 }
 func (UnimplementedResourceServiceServer) mustEmbedUnimplementedResourceServiceServer() {}
 func (UnimplementedResourceServiceServer) testEmbeddedByValue()                         {}
@@ -592,6 +640,42 @@ func _ResourceService_Shutdown_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResourceService_RegisterSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RegisterSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).RegisterSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_RegisterSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).RegisterSession(ctx, req.(*RegisterSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ResourceService_ArchiveSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ArchiveSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).ArchiveSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_ArchiveSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).ArchiveSession(ctx, req.(*ArchiveSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ResourceService_ServiceDesc is the grpc.ServiceDesc for ResourceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -634,6 +718,14 @@ var ResourceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Shutdown",
 			Handler:    _ResourceService_Shutdown_Handler,
+		},
+		{
+			MethodName: "RegisterSession",
+			Handler:    _ResourceService_RegisterSession_Handler,
+		},
+		{
+			MethodName: "ArchiveSession",
+			Handler:    _ResourceService_ArchiveSession_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

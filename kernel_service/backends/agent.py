@@ -1,0 +1,410 @@
+"""What the shell and LLM backends share: stop state, interaction waits and the ``bash`` tool.
+
+:class:`TurnControl` holds one backend's stop state. An ``after_step`` stop is remembered and
+honoured at the next step boundary (:meth:`TurnControl.boundary`); an ``immediate`` stop wakes
+every wait at once and — before :meth:`TurnControl.stop` returns — stops the foreground runs the
+turn has on the tool host, so no process of the tool outlives the stop.
+
+:class:`BashTool` runs one command as a tool call: in permission mode ``ask`` it first raises a
+sandbox-boundary request (unless the session already allowed the command's program), then runs
+the command on the tool host — in the foreground over pipes, streaming its output as
+``tool_output``, or as a background run (a PTY a client can attach to) whose ref the result
+reports. A denial ends the turn (:class:`Denied`); a run cut short by a stop is recorded as an
+error result that says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shlex
+from collections.abc import AsyncIterator, Awaitable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from kernel_service.core.backend import (
+    BackendSendInput,
+    SandboxBoundaryResponse,
+    StopMode,
+    StopReason,
+    UserQuestionResponse,
+)
+from kernel_service.core.events import (
+    BackendEvent,
+    SandboxBoundaryRequest,
+    ToolCall,
+    ToolOutput,
+    ToolResult,
+)
+from kernel_service.core.tools import (
+    RunEnded,
+    RunInfo,
+    RunOutput,
+    RunSpec,
+    RunStarted,
+    ToolHost,
+    ToolHostError,
+)
+
+log = logging.getLogger("kernel_service.backends")
+
+T = TypeVar("T")
+#: How long an immediate stop waits for a run that is being launched to report its ref.
+LAUNCH_WAIT = 10.0
+#: At most this much of a run's output goes into a tool result (the tail is kept).
+RESULT_LIMIT = 16_000
+
+
+class Stopped(Exception):
+    """The turn was stopped: immediately, or ``after_step`` at a step boundary."""
+
+
+class Denied(Exception):
+    """A sandbox-boundary request was denied: the turn ends and nothing more runs."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__(f"running {command!r} was denied")
+        self.command = command
+
+
+class ToolHostMissingError(RuntimeError):
+    """The backend needs a tool host (the resource service) and the kernel has none."""
+
+    error_code = "resource_unavailable"
+
+
+def program_of(command: str) -> str:
+    """The program a command line runs: its first word after ``VAR=value`` assignments."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    for word in words:
+        name, sep, _ = word.partition("=")
+        if not (sep and name.isidentifier()):
+            return word
+    return command.strip()
+
+
+class SessionApprovals:
+    """Programs a user allowed for a whole session (``allow_session``).
+
+    Shared by every backend generation of the kernel process, so a stopped turn (which replaces
+    the session's backend) does not forget them; not persisted across kernel restarts.
+    """
+
+    def __init__(self) -> None:
+        self._allowed: dict[str, set[str]] = {}
+
+    def allows(self, session_id: str, command: str) -> bool:
+        return program_of(command) in self._allowed.get(session_id, ())
+
+    def allow(self, session_id: str, command: str) -> None:
+        self._allowed.setdefault(session_id, set()).add(program_of(command))
+
+    def forget(self, session_id: str) -> None:
+        self._allowed.pop(session_id, None)
+
+
+class TurnControl:
+    """One backend's stop state, interaction waits and live foreground runs."""
+
+    def __init__(self, host: ToolHost | None) -> None:
+        self.host = host
+        self.stop_reason: StopReason | None = None
+        self.stop_mode: StopMode | None = None
+        self._interrupt = asyncio.Event()
+        self._answers: dict[str, asyncio.Future[Any]] = {}
+        self._runs: dict[str, str] = {}  # ref -> session id
+        self._launching: set[asyncio.Future[None]] = set()
+        self.disposed = False
+
+    def begin(self) -> None:
+        """Reset for a new turn."""
+        if self.disposed:
+            raise RuntimeError("the backend was disposed")
+        self.stop_reason = None
+        self.stop_mode = None
+        self._interrupt = asyncio.Event()
+        self._answers.clear()
+
+    @property
+    def interrupted(self) -> bool:
+        return self._interrupt.is_set()
+
+    def boundary(self) -> None:
+        """A step boundary: raise :class:`Stopped` if any stop was asked for."""
+        if self.stop_mode is not None:
+            raise Stopped
+
+    async def stop(self, reason: StopReason, mode: StopMode | None) -> None:
+        self.stop_reason = reason
+        if mode == "after_step" and self.stop_mode != "immediate":
+            self.stop_mode = "after_step"
+            return
+        self.stop_mode = "immediate"
+        self._interrupt.set()
+        await self._stop_runs()
+
+    async def dispose(self) -> None:
+        self.disposed = True
+        await self.stop(self.stop_reason or "user_stop", "immediate")
+
+    async def _stop_runs(self) -> None:
+        if self._launching:
+            await asyncio.wait(set(self._launching), timeout=LAUNCH_WAIT)
+        host = self.host
+        if host is None:
+            return
+        for ref, session_id in list(self._runs.items()):
+            try:
+                await host.stop_run(session_id, ref)
+            except ToolHostError as error:
+                log.warning("stopping run %s of session %s failed: %s", ref, session_id, error)
+            self._runs.pop(ref, None)
+
+    @contextlib.contextmanager
+    def launching(self) -> Any:
+        """Mark a foreground run as being launched until its ref is tracked (or it failed)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._launching.add(done)
+        try:
+            yield done
+        finally:
+            self._launching.discard(done)
+            if not done.done():
+                done.set_result(None)
+
+    def track(self, session_id: str, ref: str) -> None:
+        self._runs[ref] = session_id
+
+    def untrack(self, ref: str) -> None:
+        self._runs.pop(ref, None)
+
+    # -- interactions --------------------------------------------------------------------------
+
+    def expect_answer(self, request_id: str) -> asyncio.Future[Any]:
+        """Register a waiter *before* the request is yielded (an answer may come at once)."""
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._answers[request_id] = waiter
+        return waiter
+
+    def resolve(
+        self, request_id: str, response: SandboxBoundaryResponse | UserQuestionResponse
+    ) -> None:
+        waiter = self._answers.get(request_id)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(response)
+
+    async def answer(self, request_id: str, waiter: asyncio.Future[T]) -> T:
+        """The answer to *request_id*; :class:`Stopped` if an immediate stop comes first."""
+        try:
+            return await self.interruptible(waiter)
+        finally:
+            self._answers.pop(request_id, None)
+
+    async def interruptible(self, awaitable: Awaitable[T]) -> T:
+        """Await *awaitable* unless an immediate stop comes first (then :class:`Stopped`)."""
+        if self._interrupt.is_set():
+            if asyncio.isfuture(awaitable) or asyncio.iscoroutine(awaitable):
+                _discard(awaitable)
+            raise Stopped
+        work = asyncio.ensure_future(awaitable)
+        interrupted = asyncio.ensure_future(self._interrupt.wait())
+        try:
+            await asyncio.wait([work, interrupted], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            interrupted.cancel()
+        if not work.done():
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await work
+            raise Stopped
+        return work.result()
+
+
+def _discard(awaitable: Any) -> None:
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()
+    elif asyncio.isfuture(awaitable):
+        awaitable.cancel()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BashCall:
+    """One ``bash`` tool call."""
+
+    call_id: str
+    command: str
+    #: Start as a background run (the result reports its ref) instead of waiting for it.
+    background: bool = False
+    #: Background runs: a PTY (attachable) rather than pipes.
+    pty: bool = True
+    timeout_ms: int | None = None
+    #: Why the agent wants to run it (shown in the sandbox-boundary request).
+    reason: str = ""
+    #: The working directory; empty: the session's.
+    cwd: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BashOutcome:
+    """How a bash tool call ended (the last event was its ``tool_result``)."""
+
+    result: ToolResult
+    run: RunInfo | None = None
+
+    @property
+    def cut_short(self) -> bool:
+        return self.run is not None and self.run.status == "cancelled"
+
+
+class BashTool:
+    """Runs ``bash`` tool calls on the tool host under the session's permission mode."""
+
+    def __init__(self, host: ToolHost | None, control: TurnControl, approvals: SessionApprovals):
+        self.host = host
+        self.control = control
+        self.approvals = approvals
+        self.last: BashOutcome | None = None
+
+    async def run(self, input: BackendSendInput, call: BashCall) -> AsyncIterator[BackendEvent]:
+        """The call's events: ``tool_call``, maybe an approval request, output, ``tool_result``.
+
+        Raises :class:`Denied` after the result of a denied call and :class:`Stopped` after the
+        result of a call an immediate stop cut short. :attr:`last` holds the outcome.
+        """
+        self.last = None
+        turn_id = input.turn_id
+        yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
+        header = input.header
+        cwd = call.cwd or header.cwd
+        if header.permission_mode == "ask" and not self.approvals.allows(
+            input.session_id, call.command
+        ):
+            request_id = f"{call.call_id}-approval"
+            program = program_of(call.command)
+            reason = call.reason or "run a shell command"
+            waiter = self.control.expect_answer(request_id)
+            yield SandboxBoundaryRequest(
+                turn_id=turn_id,
+                request_id=request_id,
+                command=call.command,
+                cwd=cwd,
+                reason=f"{reason} (allow_session allows every {program!r} command)",
+            )
+            try:
+                response = await self.control.answer(request_id, waiter)
+            except Stopped:
+                yield self._result(input, call, "not run: the turn was stopped", error=True)
+                raise
+            assert isinstance(response, SandboxBoundaryResponse)
+            if response.decision == "deny":
+                why = f" ({response.reason})" if response.reason else ""
+                yield self._result(input, call, f"not run: denied{why}", error=True)
+                raise Denied(call.command)
+            if response.decision == "allow_session":
+                self.approvals.allow(input.session_id, call.command)
+        host = self.host
+        if host is None:
+            raise ToolHostMissingError("no resource service is configured for this kernel")
+        spec = RunSpec(
+            session_id=input.session_id,
+            command=call.command,
+            cwd=call.cwd,
+            turn_id=turn_id,
+            tool_call_id=call.call_id,
+            timeout_ms=call.timeout_ms,
+            pty=call.pty,
+        )
+        try:
+            try:
+                await self.control.interruptible(host.ensure_session(header))
+            except Stopped:
+                yield self._result(input, call, "not run: the turn was stopped", error=True)
+                raise
+            if call.background:
+                # Not interruptible: a start cancelled half-way could leave an unknown run.
+                run = await host.start_background(spec)
+                kind = "PTY" if call.pty else "pipes"
+                attach = f"; attach with: maka attach {run.ref}" if call.pty else ""
+                text = (
+                    f"started background {kind} run {run.ref} (pid {run.pid}, {run.status}){attach}"
+                )
+                yield self._result(input, call, text, run=run, error=not run.active)
+                return
+            async for event in self._foreground(host, input, call, spec):
+                yield event
+        except ToolHostError as error:
+            yield self._result(input, call, f"the tool could not run: {error}", error=True)
+            raise
+        if self.last is not None and self.last.cut_short and self.control.interrupted:
+            raise Stopped
+
+    async def _foreground(
+        self, host: ToolHost, input: BackendSendInput, call: BashCall, spec: RunSpec
+    ) -> AsyncIterator[BackendEvent]:
+        ref = ""
+        events = host.run_foreground(spec)
+        try:
+            with self.control.launching() as launched:
+                async for event in events:
+                    if isinstance(event, RunStarted):
+                        ref = event.run.ref
+                        self.control.track(input.session_id, ref)
+                        if not launched.done():
+                            launched.set_result(None)
+                        if self.control.interrupted:
+                            # The stop came while the run launched: end it now.
+                            await host.stop_run(input.session_id, ref)
+                    elif isinstance(event, RunOutput):
+                        yield ToolOutput(
+                            turn_id=input.turn_id,
+                            tool_call_id=call.call_id,
+                            text=event.text,
+                            stream=event.stream,
+                        )
+                    elif isinstance(event, RunEnded):
+                        yield self._ended(input, call, event.run)
+        finally:
+            if ref:
+                self.control.untrack(ref)
+            with contextlib.suppress(Exception):
+                await events.aclose()  # type: ignore[attr-defined]
+
+    def _ended(self, input: BackendSendInput, call: BashCall, run: RunInfo) -> ToolResult:
+        output = run.output
+        if len(output) > RESULT_LIMIT:
+            output = f"[… {len(output) - RESULT_LIMIT} characters cut …]\n" + output[-RESULT_LIMIT:]
+        if run.status == "completed" and run.exit_code == 0:
+            return self._result(input, call, output, run=run)
+        if run.status == "cancelled" and self.control.interrupted:
+            status = f"cut short by an immediate stop: {run.message or 'cancelled'}"
+        elif run.status in ("completed", "failed") and run.exit_code is not None:
+            status = f"exit code {run.exit_code}"
+        else:
+            status = f"{run.status}: {run.message}" if run.message else run.status
+        separator = "" if not output or output.endswith("\n") else "\n"
+        text = f"{output}{separator}[{status}]"
+        return self._result(input, call, text, run=run, error=True)
+
+    def _result(
+        self,
+        input: BackendSendInput,
+        call: BashCall,
+        output: str,
+        *,
+        run: RunInfo | None = None,
+        error: bool = False,
+    ) -> ToolResult:
+        result = ToolResult(
+            turn_id=input.turn_id,
+            tool_call_id=call.call_id,
+            output=output,
+            is_error=error,
+            run_ref=run.ref if run is not None else "",
+            exit_code=run.exit_code if run is not None else None,
+        )
+        self.last = BashOutcome(result=result, run=run)
+        return result

@@ -1,0 +1,180 @@
+"""The shell backend: each user turn is a command, run as a ``bash`` tool call.
+
+The turn text is the command line. It runs on the resource service in the session's working
+directory:
+
+* in the foreground over pipes (the default): its output streams as ``tool_output`` and the
+  ``tool_result`` carries the exit code; the turn then says how it went in one line of text;
+* as a background PTY run when the text starts with ``/bg`` or the program is interactive
+  (an editor, a pager, ``top``, a shell or REPL without arguments …): the result reports the
+  run's ref at once, and a client attaches to it (``maka attach REF``).
+
+Permission mode ``ask`` raises a sandbox-boundary request before anything runs (command, cwd,
+reason); ``deny`` ends the turn with a ``denied`` note and runs nothing; ``allow_session``
+allows the command's program for the rest of the session; ``bypass`` runs at once.
+
+Messages sent into a running turn are further commands: they run, in order, after the current
+one (each is a step). An ``after_step`` stop lets the running command finish; an ``immediate``
+stop (or an abandoned turn stream) kills its process group before the stop returns.
+
+Session options (``backend_options``): ``timeout_ms`` — the foreground timeout (default: the
+resource service's, two minutes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+from kernel_service.backends.agent import (
+    BashCall,
+    BashTool,
+    Denied,
+    SessionApprovals,
+    Stopped,
+    TurnControl,
+    program_of,
+)
+from kernel_service.core.backend import (
+    BackendSendInput,
+    SandboxBoundaryResponse,
+    StopMode,
+    StopReason,
+    UserQuestionResponse,
+)
+from kernel_service.core.events import BackendEvent, Complete, TextDelta
+from kernel_service.core.session import SessionHeader
+from kernel_service.core.tools import ToolHost
+
+KIND = "shell"
+BACKGROUND_PREFIX = "/bg"
+#: Programs that need a terminal: they start as background PTY runs.
+INTERACTIVE = frozenset(
+    {
+        "vi",
+        "vim",
+        "nvim",
+        "nano",
+        "emacs",
+        "top",
+        "htop",
+        "less",
+        "more",
+        "man",
+        "watch",
+        "tmux",
+        "screen",
+        "ssh",
+    }
+)
+#: Programs that are interactive when run without arguments (shells and REPLs).
+REPLS = frozenset(
+    {"bash", "sh", "zsh", "fish", "python", "python3", "node", "irb", "psql", "sqlite3", "mysql"}
+)
+
+
+def wants_terminal(command: str) -> bool:
+    program = program_of(command)
+    if program in INTERACTIVE:
+        return True
+    return program in REPLS and command.strip() == program
+
+
+def parse_timeout(header: SessionHeader) -> int | None:
+    raw = header.backend_options.get("timeout_ms", "")
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= 600_000:
+        raise ValueError(f"backend option timeout_ms must be 1..600000, not {raw!r}")
+    return int(raw)
+
+
+class ShellBackend:
+    """One session's shell agent (see the module docstring)."""
+
+    kind = KIND
+
+    def __init__(
+        self, header: SessionHeader, host: ToolHost | None, approvals: SessionApprovals
+    ) -> None:
+        self.header = header
+        self.control = TurnControl(host)
+        self.bash = BashTool(host, self.control, approvals)
+
+    async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
+        self.control.begin()
+        timeout_ms = parse_timeout(input.header)
+        commands = [input.text]
+        step = 0
+        stop_reason = "end_turn"
+        try:
+            while commands:
+                self.control.boundary()
+                step += 1
+                async for event in self._step(input, step, commands.pop(0), timeout_ms):
+                    yield event
+                self.control.boundary()
+                if input.inbox is not None:
+                    queued = await input.inbox.pull()
+                    if queued:
+                        await input.inbox.ack([message.message_id for message in queued])
+                        commands.extend(message.text for message in queued)
+        except Stopped:
+            stop_reason = self.control.stop_reason or "user_stop"
+        except Denied:
+            stop_reason = "denied"
+        yield Complete(turn_id=input.turn_id, stop_reason=stop_reason)
+
+    async def _step(
+        self, input: BackendSendInput, step: int, text: str, timeout_ms: int | None
+    ) -> AsyncIterator[BackendEvent]:
+        command = text.strip()
+        background = False
+        if command == BACKGROUND_PREFIX or command.startswith(BACKGROUND_PREFIX + " "):
+            command = command[len(BACKGROUND_PREFIX) :].strip()
+            background = True
+        background = background or wants_terminal(command)
+        say: Callable[[str], TextDelta] = lambda text: TextDelta(  # noqa: E731
+            turn_id=input.turn_id, message_id=f"{input.turn_id}-msg-{step}", text=text
+        )
+        if not command:
+            yield say("nothing to run: the command is empty")
+            return
+        call = BashCall(
+            call_id=f"{input.turn_id}-bash-{step}",
+            command=command,
+            background=background,
+            pty=True,
+            timeout_ms=None if background else timeout_ms,
+            reason="the shell backend runs the turn's command",
+        )
+        async for event in self.bash.run(input, call):
+            yield event
+        outcome = self.bash.last
+        if outcome is None or outcome.run is None:
+            return
+        run = outcome.run
+        if background:
+            yield say(f"started `{command}` in the background as {run.ref}")
+        elif run.status in ("completed", "failed") and run.exit_code is not None:
+            yield say(f"`{command}` exited with {run.exit_code}")
+        else:
+            yield say(f"`{command}` {run.status}" + (f": {run.message}" if run.message else ""))
+
+    async def stop(self, reason: StopReason, mode: StopMode | None = None) -> None:
+        await self.control.stop(reason, mode)
+
+    async def respond_to_sandbox_boundary(self, response: SandboxBoundaryResponse) -> None:
+        self.control.resolve(response.request_id, response)
+
+    async def respond_to_user_question(self, response: UserQuestionResponse) -> None:
+        self.control.resolve(response.request_id, response)
+
+    async def dispose(self) -> None:
+        await self.control.dispose()
+
+
+def shell_factory(
+    host: ToolHost | None, approvals: SessionApprovals
+) -> Callable[[SessionHeader], ShellBackend]:
+    """A registry factory: every session's shell backend shares *host* and *approvals*."""
+    return lambda header: ShellBackend(header, host, approvals)
