@@ -41,7 +41,9 @@ def describe_entry(event: pb.SessionEvent) -> tuple[str, str]:
         mark = "tool error" if result.is_error else "tool result"
         exit_code = f" (exit {result.exit_code})" if result.HasField("exit_code") else ""
         run = f" [{result.run_ref}]" if result.run_ref else ""
-        text = f"{mark}{exit_code}{run}: {short(result.output)}"
+        # A run's output was shown as it streamed: repeat it only when something went wrong.
+        shown = not result.run_ref or result.is_error
+        text = f"{mark}{exit_code}{run}" + (f": {short(result.output)}" if shown else "")
         return text, "red" if result.is_error else "green"
     if kind == "sandbox_boundary_request":
         request = event.sandbox_boundary_request
