@@ -224,6 +224,25 @@ class TurnControl:
         return work.result()
 
 
+class ControlledBackend:
+    """The :class:`~kernel_service.core.backend.AgentBackend` methods of a backend whose turns
+    run under a :class:`TurnControl` (the shell and LLM backends): stops, answers, disposal."""
+
+    control: TurnControl
+
+    async def stop(self, reason: StopReason, mode: StopMode | None = None) -> None:
+        await self.control.stop(reason, mode)
+
+    async def respond_to_sandbox_boundary(self, response: SandboxBoundaryResponse) -> None:
+        self.control.resolve(response.request_id, response)
+
+    async def respond_to_user_question(self, response: UserQuestionResponse) -> None:
+        self.control.resolve(response.request_id, response)
+
+    async def dispose(self) -> None:
+        await self.control.dispose()
+
+
 def _discard(awaitable: Any) -> None:
     if asyncio.iscoroutine(awaitable):
         awaitable.close()

@@ -78,6 +78,7 @@ import httpx
 from kernel_service.backends.agent import (
     BashCall,
     BashTool,
+    ControlledBackend,
     Denied,
     SessionApprovals,
     Stopped,
@@ -92,9 +93,6 @@ from kernel_service.backends.openai_chat import (
 )
 from kernel_service.core.backend import (
     BackendSendInput,
-    SandboxBoundaryResponse,
-    StopMode,
-    StopReason,
     UserQuestionResponse,
 )
 from kernel_service.core.events import (
@@ -473,7 +471,7 @@ _NOT_RUN = "not run: the turn ended before this tool call ran"
 # -- the backend -------------------------------------------------------------------------------
 
 
-class LlmBackend:
+class LlmBackend(ControlledBackend):
     """One session's LLM agent (see the module docstring)."""
 
     kind = KIND
@@ -730,18 +728,6 @@ class LlmBackend:
             outcome = self.bash.last
             if outcome is not None and outcome.result.tool_call_id == call.event_id:
                 results[call.wire_id] = outcome.result.output
-
-    async def stop(self, reason: StopReason, mode: StopMode | None = None) -> None:
-        await self.control.stop(reason, mode)
-
-    async def respond_to_sandbox_boundary(self, response: SandboxBoundaryResponse) -> None:
-        self.control.resolve(response.request_id, response)
-
-    async def respond_to_user_question(self, response: UserQuestionResponse) -> None:
-        self.control.resolve(response.request_id, response)
-
-    async def dispose(self) -> None:
-        await self.control.dispose()
 
 
 async def _next_piece(pieces: AsyncGenerator[str, None]) -> str | None:

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable
 from kernel_service.backends.agent import (
     BashCall,
     BashTool,
+    ControlledBackend,
     Denied,
     SessionApprovals,
     Stopped,
@@ -36,10 +37,6 @@ from kernel_service.backends.agent import (
 )
 from kernel_service.core.backend import (
     BackendSendInput,
-    SandboxBoundaryResponse,
-    StopMode,
-    StopReason,
-    UserQuestionResponse,
 )
 from kernel_service.core.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
@@ -88,7 +85,7 @@ def parse_timeout(header: SessionHeader) -> int | None:
     return int(raw)
 
 
-class ShellBackend:
+class ShellBackend(ControlledBackend):
     """One session's shell agent (see the module docstring)."""
 
     kind = KIND
@@ -159,18 +156,6 @@ class ShellBackend:
             yield say(f"`{command}` exited with {run.exit_code}")
         else:
             yield say(f"`{command}` {run.status}" + (f": {run.message}" if run.message else ""))
-
-    async def stop(self, reason: StopReason, mode: StopMode | None = None) -> None:
-        await self.control.stop(reason, mode)
-
-    async def respond_to_sandbox_boundary(self, response: SandboxBoundaryResponse) -> None:
-        self.control.resolve(response.request_id, response)
-
-    async def respond_to_user_question(self, response: UserQuestionResponse) -> None:
-        self.control.resolve(response.request_id, response)
-
-    async def dispose(self) -> None:
-        await self.control.dispose()
 
 
 def shell_factory(
