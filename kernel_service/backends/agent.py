@@ -87,6 +87,19 @@ def program_of(command: str) -> str:
     return command.strip()
 
 
+#: Shell syntax that chains, substitutes or redirects: a command line with any of these is more
+#: than one program, so an approval for the session covers that exact line only.
+COMPOUND = frozenset(";&|$`<>(){}\n")
+
+
+def approval_key(command: str) -> str:
+    """What ``allow_session`` remembers: the program of a simple command (``git`` for
+    ``git status``), the exact line of a compound one (``ls && rm x`` is not "an ls command")."""
+    if COMPOUND.intersection(command):
+        return "\0" + command.strip()
+    return program_of(command)
+
+
 class SessionApprovals:
     """Programs a user allowed for a whole session (``allow_session``).
 
@@ -98,10 +111,10 @@ class SessionApprovals:
         self._allowed: dict[str, set[str]] = {}
 
     def allows(self, session_id: str, command: str) -> bool:
-        return program_of(command) in self._allowed.get(session_id, ())
+        return approval_key(command) in self._allowed.get(session_id, ())
 
     def allow(self, session_id: str, command: str) -> None:
-        self._allowed.setdefault(session_id, set()).add(program_of(command))
+        self._allowed.setdefault(session_id, set()).add(approval_key(command))
 
     def forget(self, session_id: str) -> None:
         self._allowed.pop(session_id, None)
@@ -303,7 +316,8 @@ class BashTool:
             input.session_id, call.command
         ):
             request_id = f"{call.call_id}-approval"
-            program = program_of(call.command)
+            key = approval_key(call.command)
+            scope = "this exact command line" if key.startswith("\0") else f"every {key!r} command"
             reason = call.reason or "run a shell command"
             waiter = self.control.expect_answer(request_id)
             yield SandboxBoundaryRequest(
@@ -311,7 +325,7 @@ class BashTool:
                 request_id=request_id,
                 command=call.command,
                 cwd=cwd,
-                reason=f"{reason} (allow_session allows every {program!r} command)",
+                reason=f"{reason} (allow_session allows {scope})",
             )
             try:
                 response = await self.control.answer(request_id, waiter)

@@ -560,7 +560,9 @@ class _Inbox:
         assert owner is not None
         owner.owner.ack(message_ids)
         ctx = self._runner._ctx
-        entries: list[StoredMessage] = [
+        # The step's open assistant text goes on the record before the messages that follow it.
+        entries: list[StoredMessage] = [*self._runner._flush(self._run)]
+        entries += [
             UserMessage(
                 turn_id=self._run.turn_id,
                 text=self._pulled.pop(message_id).text,
