@@ -7,7 +7,6 @@ another port without restarting the kernel). Nothing is shared but the network.
 
 from __future__ import annotations
 
-import os
 import signal
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from maka.kernel.v1 import kernel_pb2 as kpb
 from maka_client.aio import KernelClient, ResourceClient
 
 from tests.sdk.proxy import Proxy
+from tests.support.pids import alive, group_members  # noqa: F401  (re-exported)
 from tests.support.processes import ServiceProcess, spawn_service
 
 
@@ -97,33 +97,6 @@ async def kernel(pair: Pair) -> AsyncIterator[KernelClient]:
 async def resource(pair: Pair) -> AsyncIterator[ResourceClient]:
     async with ResourceClient(pair.resource.address) as client:
         yield client
-
-
-def _stat(pid: int) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state first), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def alive(pid: int) -> bool:
-    """True while *pid* runs. A zombie has ended: it only waits for its parent (for orphans of
-    a killed group, init) to collect its exit status."""
-    fields = _stat(pid)
-    return fields is not None and fields[0] != "Z"
-
-
-def group_members(pgid: int) -> list[int]:
-    """Every live (not zombie) process whose process group is *pgid*."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat(int(entry))
-            if fields is not None and fields[0] != "Z" and int(fields[2]) == pgid:
-                members.append(int(entry))
-    return members
 
 
 async def events_of(stream: object) -> list[kpb.SessionEvent]:

@@ -9,7 +9,6 @@ separate :class:`~maka_client.aio.ResourceClient` inspects the runs, the way a c
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +33,7 @@ from kernel_service.core.events import SessionEvent, StoredMessage
 from kernel_service.core.tools import ToolHost
 from kernel_service.resource_link import ResourceLink
 from tests.kernel.harness import Harness, ManualTimers
+from tests.support.pids import alive, group_members  # noqa: F401  (re-exported)
 from tests.support.processes import ServiceProcess, running_service
 
 #: The resource service's grace between SIGTERM and SIGKILL: a command that ignores SIGTERM
@@ -160,29 +160,3 @@ def of_type(entries: list[Any], kind: str) -> list[Any]:
 
 
 # -- processes, by pid (as tests/integration/conftest.py checks them) --------------------------
-
-
-def _stat(pid: int) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state first), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def alive(pid: int) -> bool:
-    """True while *pid* runs; a zombie has ended (it only waits to be reaped)."""
-    fields = _stat(pid)
-    return fields is not None and fields[0] != "Z"
-
-
-def group_members(pgid: int) -> list[int]:
-    """Every live (not zombie) process whose process group is *pgid*."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            fields = _stat(int(entry))
-            if fields is not None and fields[0] != "Z" and int(fields[2]) == pgid:
-                members.append(int(entry))
-    return members
