@@ -17,6 +17,7 @@ from kernel_service.core import (
     SessionStore,
 )
 from kernel_service.core.events import StoredMessage
+from kernel_service.core.tools import ToolHost
 
 WORKSPACE = "/tmp/maka-kernel-tests"
 
@@ -70,6 +71,18 @@ def make_harness(
 ) -> Harness:
     backends = BackendRegistry()
     backends.register(KIND, scripted_factory)
+    return build_harness(store, backends, answer_timeout=answer_timeout, real_timers=real_timers)
+
+
+def build_harness(
+    store: SessionStore,
+    backends: BackendRegistry,
+    *,
+    answer_timeout: float | None = None,
+    real_timers: bool = False,
+    tool_host: ToolHost | None = None,
+) -> Harness:
+    """A kernel on *store* with *backends*, hosted authorities and a deterministic clock."""
     timers = ManualTimers()
     clock = iter(range(1_000, 10**9))
     now: Callable[[], int] = lambda: next(clock)  # noqa: E731
@@ -86,6 +99,7 @@ def make_harness(
         interaction_authority=interactions,
         message_authority=messages,
         now=now,
+        tool_host=tool_host,
     )
     return Harness(kernel, store, interactions, messages, timers)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +12,6 @@ from kernel_service.backends.agent import SessionApprovals
 from kernel_service.backends.llm import KIND, LlmConnection, llm_factory
 from kernel_service.core import (
     BackendRegistry,
-    HostedInteractionAuthority,
-    HostedMessageAuthority,
-    RuntimeKernel,
     SessionHeader,
     SessionStore,
     TurnStream,
@@ -22,7 +19,7 @@ from kernel_service.core import (
 from kernel_service.core.events import SessionEvent, StoredMessage
 from kernel_service.core.tools import ToolHost
 from kernel_service.store import MemorySessionStore
-from tests.kernel.harness import WORKSPACE, Harness, ManualTimers
+from tests.kernel.harness import WORKSPACE, Harness, build_harness
 
 from .server import MODEL, ChatServer
 
@@ -65,25 +62,10 @@ def make_llm_harness(
 ) -> LlmHarness:
     backends = BackendRegistry()
     backends.register(KIND, llm_factory(connections, host, SessionApprovals()))
-    timers = ManualTimers()
-    clock = iter(range(1_000, 10**9))
-    now: Callable[[], int] = lambda: next(clock)  # noqa: E731
-    interactions = HostedInteractionAuthority(
-        store,  # type: ignore[arg-type]
-        now=now,
-        answer_timeout=answer_timeout,
-        schedule=timers.schedule,
+    base = build_harness(store, backends, answer_timeout=answer_timeout, tool_host=host)
+    return LlmHarness(
+        base.kernel, store, base.interactions, base.messages, base.timers, dict(connections)
     )
-    messages = HostedMessageAuthority()
-    kernel = RuntimeKernel(
-        store=store,
-        backends=backends,
-        interaction_authority=interactions,
-        message_authority=messages,
-        now=now,
-        tool_host=host,
-    )
-    return LlmHarness(kernel, store, interactions, messages, timers, dict(connections))
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ separate :class:`~maka_client.aio.ResourceClient` inspects the runs, the way a c
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +22,6 @@ from kernel_service.backends.agent import SessionApprovals
 from kernel_service.backends.shell import KIND, ShellBackend, shell_factory
 from kernel_service.core import (
     BackendRegistry,
-    HostedInteractionAuthority,
-    HostedMessageAuthority,
-    RuntimeKernel,
     SessionHeader,
     SessionStore,
     TurnStream,
@@ -32,7 +29,7 @@ from kernel_service.core import (
 from kernel_service.core.events import SessionEvent, StoredMessage
 from kernel_service.core.tools import ToolHost
 from kernel_service.resource_link import ResourceLink
-from tests.kernel.harness import Harness, ManualTimers
+from tests.kernel.harness import Harness, build_harness
 from tests.support.pids import alive, group_members  # noqa: F401  (re-exported)
 from tests.support.processes import ServiceProcess, running_service
 
@@ -103,24 +100,10 @@ def make_shell_harness(
         return backend
 
     backends.register(KIND, build)
-    timers = ManualTimers()
-    clock = iter(range(1_000, 10**9))
-    now: Callable[[], int] = lambda: next(clock)  # noqa: E731
-    interactions = HostedInteractionAuthority(
-        store,  # type: ignore[arg-type]
-        now=now,
-        schedule=timers.schedule,
+    base = build_harness(store, backends, tool_host=host)
+    return ShellHarness(
+        base.kernel, store, base.interactions, base.messages, base.timers, host, resource, built
     )
-    messages = HostedMessageAuthority()
-    kernel = RuntimeKernel(
-        store=store,
-        backends=backends,
-        interaction_authority=interactions,
-        message_authority=messages,
-        now=now,
-        tool_host=host,
-    )
-    return ShellHarness(kernel, store, interactions, messages, timers, host, resource, built)
 
 
 @pytest.fixture
