@@ -44,8 +44,16 @@ export function connect(kernelAddress, resourceAddress) {
   };
 }
 
+/**
+ * The deadlines of calls that do not give their own, in milliseconds; change a field to change
+ * every later call's. Unary calls get `unaryMs`. Streams that follow something live (a turn)
+ * get `streamMs`, which is null, no deadline: a turn waiting for an approval is not stuck, and
+ * a stream cancelled by its deadline makes the kernel stop the turn (as in the Python SDK).
+ */
+export const defaults = { unaryMs: 10_000, streamMs: null };
+
 /** Call a unary method and get a promise. */
-export function call(client, method, request, deadlineMs = 10_000) {
+export function call(client, method, request, deadlineMs = defaults.unaryMs) {
   return new Promise((resolve, reject) => {
     client[method](request, { deadline: Date.now() + deadlineMs }, (error, response) =>
       error ? reject(error) : resolve(response),
@@ -138,11 +146,45 @@ const TERMINAL_TURN_STATUSES = new Set([
  * Start a turn (or attach to it again: a retry with the same turnId and text joins the same
  * turn) and read its events until it ends. Resolves with {turnId, events, status, lastSeq,
  * text}; rejects with the call's error, or when the stream ends without a terminal
- * turn_state. The deadline bounds the whole turn.
+ * turn_state.
+ *
+ * The stream has no deadline unless `deadlineMs` (or `defaults.streamMs`) sets one for the
+ * whole turn. `idleTimeoutMs` (off by default) fails the stream when no event arrives for that
+ * long: the error has `idle: true` and code DEADLINE_EXCEEDED. Either way the call is
+ * cancelled, and the kernel stops a turn whose stream went away (`stream_abandoned`).
  */
-export async function streamTurn(kernel, request, { deadlineMs = 30_000, onEvent } = {}) {
-  const call = kernel.startTurn(request, { deadline: Date.now() + deadlineMs });
-  const replies = await collect(call, onEvent && ((reply) => onEvent(reply.event)));
+export async function streamTurn(
+  kernel,
+  request,
+  { deadlineMs = defaults.streamMs, idleTimeoutMs = null, onEvent } = {},
+) {
+  const options = deadlineMs == null ? {} : { deadline: Date.now() + deadlineMs };
+  const call = kernel.startTurn(request, options);
+  let idleTimer;
+  let idleError = null;
+  const arm = () => {
+    if (idleTimeoutMs == null) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      idleError = Object.assign(new Error(`no turn event within ${idleTimeoutMs} ms`), {
+        code: grpc.status.DEADLINE_EXCEEDED,
+        idle: true,
+      });
+      call.cancel();
+    }, idleTimeoutMs);
+  };
+  let replies;
+  try {
+    arm();
+    replies = await collect(call, (reply) => {
+      arm();
+      onEvent?.(reply.event);
+    });
+  } catch (error) {
+    throw idleError ?? error;
+  } finally {
+    clearTimeout(idleTimer);
+  }
   const events = replies.map((reply) => reply.event);
   const states = events.filter((event) => event.turnState);
   const turnStatus = states.at(-1)?.turnState.status ?? 'TURN_STATUS_UNSPECIFIED';
@@ -166,7 +208,7 @@ export async function streamTurn(kernel, request, { deadlineMs = 30_000, onEvent
  * are released by the service when the connection closes (close(), or the process exiting).
  * Resolves with {id, close()} once the server has answered.
  */
-export function openConnection(resource, clientName, deadlineMs = 10_000) {
+export function openConnection(resource, clientName, deadlineMs = defaults.unaryMs) {
   return new Promise((resolve, reject) => {
     const stream = resource.openConnection({ clientName });
     const timer = setTimeout(() => {
@@ -222,7 +264,7 @@ export class Controller {
   }
 
   /** Send input and/or a resize with the next sequence. */
-  async control({ input = '', resize = null }, deadlineMs = 10_000) {
+  async control({ input = '', resize = null }, deadlineMs = defaults.unaryMs) {
     if (this.pending) {
       throw new Error("an earlier control's outcome is unknown; call retry() first");
     }
@@ -241,13 +283,13 @@ export class Controller {
   }
 
   /** Resend the last control exactly (same sequence and payload). */
-  async retry(deadlineMs = 10_000) {
+  async retry(deadlineMs = defaults.unaryMs) {
     if (!this.last) throw new Error('no control to retry');
     return this.#send(this.last, deadlineMs);
   }
 
   /** Give the lease up; resolves false when it had already ended. */
-  async release(deadlineMs = 10_000) {
+  async release(deadlineMs = defaults.unaryMs) {
     const reply = await call(
       this.resource,
       'releaseController',
@@ -295,7 +337,7 @@ const OUTCOME_UNKNOWN = new Set([
  * screen and output sequence now). A lease held by someone else rejects with ABORTED and
  * ErrorInfo reason OPERATION_CONFLICT.
  */
-export async function acquireController(resource, lease, deadlineMs = 10_000) {
+export async function acquireController(resource, lease, deadlineMs = defaults.unaryMs) {
   const acquired = await call(
     resource,
     'acquireController',

@@ -204,10 +204,12 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
                 after_sequence=start.after_sequence,
                 coalesce=_COALESCE,
             )
+            # The run's own session: start.session_id may be empty.
+            session_id = attachment.record.session_id
             identity: ControllerIdentity | None = None
             next_sequence = 0
             if start.controller_id:
-                identity = ControllerIdentity(start.session_id, start.ref, start.controller_id)
+                identity = ControllerIdentity(session_id, start.ref, start.controller_id)
                 acquired = await self._coordinator.acquire_controller(identity, connection)
                 next_sequence = acquired.next_sequence
             yield pb.AttachResponse(
@@ -223,7 +225,8 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
             async for response in _attach_events(
                 self._coordinator,
                 events=attachment.events,
-                start=start,
+                session_id=session_id,
+                ref=start.ref,
                 requests=request_iterator,
                 identity=identity,
                 connection=connection,
@@ -257,7 +260,8 @@ async def _attach_events(
     coordinator: HostRuntimeResourceCoordinator,
     *,
     events: AsyncIterator[OutputChunk | OutputGap],
-    start: pb.AttachStart,
+    session_id: str,
+    ref: str,
     requests: AsyncIterator[pb.AttachRequest],
     identity: ControllerIdentity | None,
     connection: ConnectionContext,
@@ -273,7 +277,7 @@ async def _attach_events(
                         await queue.put(pb.AttachResponse(output=convert.chunk_to_proto(event)))
                     else:
                         await queue.put(pb.AttachResponse(gap=convert.gap_to_proto(event)))
-            final = await coordinator.manager.wait_terminal(start.session_id, start.ref)
+            final = await coordinator.manager.wait_terminal(session_id, ref)
             await queue.put(pb.AttachResponse(ended=convert.run_to_proto(final)))
             await queue.put(None)
         except Exception as error:

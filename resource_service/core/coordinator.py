@@ -23,6 +23,7 @@ from resource_service.core.errors import (
     NotFoundError,
     OperationConflictError,
     ResourceError,
+    SessionArchivedError,
     ShellRunPtyControlClosedError,
 )
 from resource_service.core.lease import (
@@ -206,24 +207,61 @@ class HostRuntimeResourceCoordinator:
                     raise
 
     async def stop(self, session_id: str, ref: str) -> ShellRunRecord:
-        """Cancel a run and return its final snapshot (an ended run is returned unchanged)."""
+        """Cancel a run and return its final snapshot (an ended run is returned unchanged).
+        *session_id* may be empty (see :meth:`run_session`)."""
         with self._internal_failures("stop"):
-            await self._admission.check(session_id)
+            session_id = await self.run_session(session_id, ref)
             return await self._manager.stop(session_id, ref)
 
     async def get(self, session_id: str, ref: str) -> ShellRunRecord:
+        """The run as of now; *session_id* may be empty (see :meth:`run_session`)."""
         with self._internal_failures("get"):
-            await self._admission.check(session_id)
+            session_id = await self.run_session(session_id, ref)
             return await self._manager.inspect(session_id, ref)
 
     async def list_runs(
         self, session_id: str, *, page_size: int = 0, page_token: str = ""
     ) -> ShellRunPage:
+        """A page of the session's runs; with an empty *session_id*, of every run that
+        :meth:`run_session` would let its ref see."""
         with self._internal_failures("list_runs"):
+            if not session_id:
+                return await self._manager.list_session(
+                    None, page_size=page_size, page_token=page_token, visible=self._visible
+                )
             await self._admission.check(session_id)
             return await self._manager.list_session(
                 session_id, page_size=page_size, page_token=page_token
             )
+
+    async def run_session(self, session_id: str, ref: str) -> str:
+        """The session of the run *ref*, if the caller may reach the run: the one rule of every
+        operation given a ref.
+
+        A ref names one run, so *session_id* is optional: empty means the run's own session,
+        from its record. A session that is given must be admitted and must be the run's;
+        another session is :class:`NotFoundError`, exactly as for a ref that names no run (a
+        ref does not reveal which session it belongs to). The run's session passes the same
+        admission as a named one (archived, deleted, unknown: refused).
+        """
+        parse_ref(ref)
+        if session_id:
+            await self._admission.check(session_id)
+        owner = await self._manager.session_of(ref)
+        if owner is None or (session_id and owner != session_id):
+            where = f" in session {session_id}" if session_id else ""
+            raise NotFoundError(f"no run {ref}{where}", field="ref")
+        if not session_id:
+            await self._admission.check(owner)
+        return owner
+
+    async def _visible(self, session_id: str) -> bool:
+        """Whether runs of *session_id* are listed to a caller who names no session."""
+        try:
+            await self._admission.check(session_id)
+        except (NotFoundError, SessionArchivedError):
+            return False
+        return True
 
     async def watch(
         self, session_id: str, *, after_change_seq: int = 0
@@ -238,9 +276,10 @@ class HostRuntimeResourceCoordinator:
         self, session_id: str, ref: str, *, after_sequence: int = 0, coalesce: int = 0
     ) -> Attachment:
         """The run's screen now and its output after *after_sequence* (replay, then live). An
-        ended run yields no output events; its record carries the final output."""
+        ended run yields no output events; its record carries the final output (and its
+        session: *session_id* may be empty, see :meth:`run_session`)."""
         with self._internal_failures("attach"):
-            await self._admission.check(session_id)
+            session_id = await self.run_session(session_id, ref)
             record = await self._manager.inspect(session_id, ref)
             if record.active:
                 try:
@@ -292,10 +331,14 @@ class HostRuntimeResourceCoordinator:
     async def acquire_controller(
         self, identity: ControllerIdentity, connection: ConnectionContext
     ) -> ControllerAcquireResult:
-        """Take control of an active PTY run for *connection*; idempotent for the holder."""
+        """Take control of an active PTY run for *connection*; idempotent for the holder. The
+        identity's session may be empty (see :meth:`run_session`)."""
         _check_identity(identity)
         self._refuse_if_draining()
         with self._internal_failures("acquire_controller"):
+            identity = replace(
+                identity, session_id=await self.run_session(identity.session_id, identity.ref)
+            )
             async with self._admission.hold(identity.session_id):
                 record = await self._manager.inspect(identity.session_id, identity.ref)
                 if record.mode != "pty":
@@ -340,7 +383,8 @@ class HostRuntimeResourceCoordinator:
             )
         request.control.check()
         with self._internal_failures("control_controller"):
-            await self._admission.check(request.session_id)
+            session_id = await self.run_session(request.session_id, request.ref)
+            request = replace(request, session_id=session_id)
             try:
                 earlier = self._leases.check_control(
                     request.ref,
@@ -384,8 +428,7 @@ class HostRuntimeResourceCoordinator:
         """Give up the lease; ``released=False`` if this holder held none (any more)."""
         _check_identity(identity)
         with self._internal_failures("release_controller"):
-            await self._admission.check(identity.session_id)
-            await self._manager.inspect(identity.session_id, identity.ref)
+            await self.run_session(identity.session_id, identity.ref)
             released = self._leases.release(
                 identity.ref, connection.connection_id, identity.controller_id
             )
@@ -456,7 +499,8 @@ class HostRuntimeResourceCoordinator:
 
 
 def _check_identity(identity: ControllerIdentity) -> None:
-    check_session_id(identity.session_id)
+    if identity.session_id:  # optional: a ref names its run
+        check_session_id(identity.session_id)
     parse_ref(identity.ref)
     check_controller_id(identity.controller_id)
 

@@ -13,7 +13,7 @@ import logging
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -272,6 +272,15 @@ class ShellRunProcessManager:
             return run.snapshot()
         return await self._load(session_id, ref)
 
+    async def session_of(self, ref: str) -> str | None:
+        """The session the run *ref* belongs to; ``None`` if no run has that ref."""
+        parse_ref(ref)
+        run = self._live.get(ref)
+        if run is not None and run.inserted:
+            return run.record.session_id
+        record = await self._runs.store_call(self._store.get(ref), None)
+        return None if record is None else record.session_id
+
     async def wait_terminal(self, session_id: str, ref: str) -> ShellRunRecord:
         """Wait for the run's terminal record."""
         run = self._find_live(session_id, ref)
@@ -288,19 +297,36 @@ class ShellRunProcessManager:
             await self._load(session_id, ref)
 
     async def list_session(
-        self, session_id: str, *, page_size: int = 0, page_token: str = ""
+        self,
+        session_id: str | None,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        visible: Callable[[str], Awaitable[bool]] | None = None,
     ) -> ShellRunPage:
-        """Runs of a session, oldest first, *page_size* (default 50, at most 500) at a time."""
-        check_session_id(session_id)
+        """Runs of a session (``None``: of every session), oldest first, *page_size* (default
+        50, at most 500) at a time. With *visible*, only runs of the sessions it accepts count."""
+        if session_id is not None:
+            check_session_id(session_id)
         if page_size < 0 or page_size > _MAX_PAGE_SIZE:
             raise InvalidRequestError(
                 f"page_size must be between 0 and {_MAX_PAGE_SIZE}", field="page_size"
             )
         limit = page_size or _DEFAULT_PAGE_SIZE
         after = _parse_page_token(page_token)
-        records = await self._runs.store_call(
-            self._store.list_session(session_id, after=after, limit=limit + 1), None
-        )
+        records: list[ShellRunRecord] = []
+        # Runs the filter drops do not shorten the page: read on until it is full (one more
+        # than a page says whether another follows) or the store has no more.
+        while len(records) <= limit:
+            batch = await self._runs.store_call(
+                self._store.list_session(session_id, after=after, limit=limit + 1), None
+            )
+            for record in batch:
+                if visible is None or await visible(record.session_id):
+                    records.append(record)
+            if len(batch) <= limit:
+                break
+            after = (batch[-1].created_at, batch[-1].ref)
         more = len(records) > limit
         records = records[:limit]
         runs = tuple(self._with_live_output(record) for record in records)

@@ -33,9 +33,10 @@ class ShellRunStore(Protocol):
     async def get(self, ref: str) -> ShellRunRecord | None: ...
 
     async def list_session(
-        self, session_id: str, *, after: tuple[int, str] | None, limit: int
+        self, session_id: str | None, *, after: tuple[int, str] | None, limit: int
     ) -> list[ShellRunRecord]:
-        """Runs of a session ordered by ``(created_at, ref)``, strictly after *after*."""
+        """Runs of a session (``None``: of every session) ordered by ``(created_at, ref)``,
+        strictly after *after*."""
         ...
 
     async def list_changes(

@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS shell_runs (
 );
 CREATE INDEX IF NOT EXISTS shell_runs_by_session ON shell_runs (session_id, created_at, ref);
 CREATE INDEX IF NOT EXISTS shell_runs_by_change ON shell_runs (session_id, change_seq);
+CREATE INDEX IF NOT EXISTS shell_runs_by_created ON shell_runs (created_at, ref);
 CREATE INDEX IF NOT EXISTS shell_runs_active ON shell_runs (status)
     WHERE status IN ('starting', 'running');
 CREATE TABLE IF NOT EXISTS sessions (
@@ -113,21 +114,22 @@ class SqliteShellRunStore:
         return await self._call(get)
 
     async def list_session(
-        self, session_id: str, *, after: tuple[int, str] | None, limit: int
+        self, session_id: str | None, *, after: tuple[int, str] | None, limit: int
     ) -> list[ShellRunRecord]:
         def list_session() -> list[ShellRunRecord]:
-            if after is None:
-                rows = self._conn().execute(
-                    "SELECT body FROM shell_runs WHERE session_id = ? "
-                    "ORDER BY created_at, ref LIMIT ?",
-                    (session_id, limit),
-                )
-            else:
-                rows = self._conn().execute(
-                    "SELECT body FROM shell_runs WHERE session_id = ? "
-                    "AND (created_at, ref) > (?, ?) ORDER BY created_at, ref LIMIT ?",
-                    (session_id, after[0], after[1], limit),
-                )
+            where: list[str] = []
+            params: list[object] = []
+            if session_id is not None:
+                where.append("session_id = ?")
+                params.append(session_id)
+            if after is not None:
+                where.append("(created_at, ref) > (?, ?)")
+                params.extend(after)
+            clause = f"WHERE {' AND '.join(where)} " if where else ""
+            rows = self._conn().execute(
+                f"SELECT body FROM shell_runs {clause}ORDER BY created_at, ref LIMIT ?",
+                (*params, limit),
+            )
             return [record_from_json(body) for (body,) in rows]
 
         return await self._call(list_session)

@@ -70,3 +70,26 @@ def test_pty_run_logs_show_the_screen(maka: Maka) -> None:
     assert maka.ok("logs", ref) == "a\nb\n"
     [run] = maka.json("ps")
     assert run["mode"] == "RUN_MODE_PTY"
+
+
+def test_a_ref_needs_no_session(maka: Maka) -> None:
+    # MAKA_SESSION names this test's session; the run belongs to another.
+    ref = maka.ok("bg", "--session", "cli-elsewhere", "--", "echo by-ref; exec sleep 30").strip()
+    follow = maka.spawn("logs", "-f", ref)
+    follow.expect("by-ref")
+    assert ref not in {r["ref"] for r in maka.json("ps")}
+    assert ref in {r["ref"] for r in maka.json("ps", "--all")}
+    run_id = ref.removeprefix("maka://runtime/background-tasks/")
+    assert maka.ok("logs", run_id[:10]) == "by-ref\n"
+    [stopped] = maka.json("stop", ref)
+    assert (stopped["session_id"], stopped["status"]) == ("cli-elsewhere", "RUN_STATUS_CANCELLED")
+    assert finish(follow) == 0
+    # With --session, only that session's runs are found.
+    result = maka("logs", "--session", "cli-not-its-session", ref)
+    assert result.returncode == 1 and result.stderr.strip().endswith("(NOT_FOUND)")
+
+
+def test_ps_all_and_session_are_exclusive(maka: Maka) -> None:
+    result = maka("ps", "--all", "--session", "x")
+    assert result.returncode == 2
+    assert "not allowed with argument" in result.stderr, result.stderr

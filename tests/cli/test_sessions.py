@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from importlib import metadata
 
 from tests.cli.conftest import Maka
 
@@ -77,3 +79,30 @@ def test_health_reports_both_services(maka: Maka) -> None:
     down = maka("--json", "--resource", "127.0.0.1:1", "health")
     assert down.returncode == 1
     assert '"unreachable"' in down.stdout
+
+
+def test_version_prints_the_package_version(maka: Maka) -> None:
+    expected = f"maka {metadata.version('maka-runtime')}\n"
+    assert maka.ok("--version") == expected
+    assert maka.ok("ls", "--version") == expected
+
+
+def test_new_refuses_a_workspace_that_does_not_exist(maka: Maka) -> None:
+    before = {s["id"] for s in maka.json("ls")}
+    missing = maka.workspace / "nonexistent"
+    result = maka("new", str(missing))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"maka: error: workspace {missing} does not exist (INVALID_REQUEST)\n"
+    a_file = maka.workspace / "file"
+    a_file.write_text("")
+    result = maka("new", str(a_file))
+    assert result.returncode == 1 and "is not a directory" in result.stderr
+    assert not missing.exists()
+    assert {s["id"] for s in maka.json("ls")} == before  # nothing was created
+
+
+def test_json_after_the_command(maka: Maka) -> None:
+    sid = maka.ok("new", str(maka.workspace), "--json", "--name", "late-json")
+    assert json.loads(sid)["name"] == "late-json"
+    listed = [json.loads(line) for line in maka.ok("ls", "--json").splitlines()]
+    assert json.loads(sid)["id"] in {s["id"] for s in listed}

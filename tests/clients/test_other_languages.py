@@ -24,10 +24,13 @@ GO_SCENARIO_TESTS = (
     "TestScriptedTurnStreamsInSeqOrderToCompletion",
     "TestPtyControllerLeaseFromGo",
     "TestDemoScenarioRunsAgainstRealServices",
+    "TestRunHelpersTakeARefWithoutItsSession",
 )
 NODE_SCENARIO_TESTS = (
     "a scripted turn streams in seq order to turn_state completed",
     "a PTY run typed into under a controller lease from Node",
+    "a turn longer than the unary deadline completes: streams get no deadline by default",
+    "the idle timeout fails a turn that goes quiet and spares one that keeps talking",
 )
 
 

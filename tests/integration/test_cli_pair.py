@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pexpect
+
 from tests.integration.conftest import Pair
 
 MAKA = [sys.executable, "-m", "maka_client.cli"]
+REF_PREFIX = "maka://runtime/background-tasks/"
 
 
 def maka(pair: Pair, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
@@ -44,3 +50,142 @@ def test_runs_without_a_session_use_a_default_session_the_kernel_knows(
     assert shown.returncode == 0 and str(tmp_path) in shown.stdout
     listed = maka(pair, "ps", home=tmp_path)
     assert "echo hi" in listed.stdout
+
+
+def env_for(pair: Pair, home: Path) -> dict[str, str]:
+    """The environment of a person who set the addresses once (so a printed command runs as
+    printed)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env.update(
+        HOME=str(home),
+        MAKA_KERNEL_ADDRESS=pair.kernel.address,
+        MAKA_RESOURCE_ADDRESS=pair.proxy.address,
+    )
+    return env
+
+
+def run_as_typed(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*MAKA, *argv], check=False, capture_output=True, text=True, timeout=60, env=env
+    )
+
+
+def test_the_attach_command_a_turn_prints_works_as_printed(
+    pair: Pair, workspace: Path, tmp_path: Path
+) -> None:
+    session = maka(pair, "new", "--name", "refs-demo", str(workspace), home=tmp_path)
+    assert session.returncode == 0, session.stderr
+    turn = maka(pair, "turn", "refs-demo", "/bg cat", "--approve", "once", home=tmp_path)
+    assert turn.returncode == 0, turn.stderr
+    printed = re.search(r"attach with: (maka attach \S+)$", turn.stdout, re.MULTILINE)
+    assert printed, turn.stdout
+    words = shlex.split(printed.group(1))
+    ref = words[-1]
+    env = env_for(pair, tmp_path)
+
+    # As printed: no --session, though the run is not in the default session.
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "maka_client.cli", *words[1:]],
+        env=env,
+        dimensions=(24, 80),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=20,
+    )
+    child.expect_exact("\x1b[2J")  # the run's screen is drawn: the terminal is raw, attached
+    child.send("typed-by-ref\r")
+    child.expect("typed-by-ref")
+    child.sendcontrol("p")
+    child.sendcontrol("q")
+    child.expect("detached from")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+    logs = run_as_typed(["logs", ref], env)
+    assert logs.returncode == 0, logs.stderr
+    assert "typed-by-ref" in logs.stdout
+
+    # The default session has none of it; --all and the session's name find it.
+    assert ref not in run_as_typed(["ps"], env).stdout
+    listed = run_as_typed(["ps", "--all"], env)
+    assert listed.returncode == 0, listed.stderr
+    [row] = [line.split("\t") for line in listed.stdout.splitlines() if line.startswith(ref)]
+    assert row[1] == session.stdout.strip() and row[2] == "running"
+    assert ref in run_as_typed(["ps", "--session", "refs-demo"], env).stdout
+
+    stopped = run_as_typed(["stop", ref], env)
+    assert stopped.returncode == 0, stopped.stderr
+    assert stopped.stdout.startswith(f"{ref} cancelled")
+
+
+def test_runs_and_sessions_by_id_prefix_and_name(
+    pair: Pair, workspace: Path, tmp_path: Path
+) -> None:
+    env = env_for(pair, tmp_path)
+    twins = [
+        run_as_typed(["new", "--name", "twin", str(workspace)], env).stdout.strip()
+        for _ in range(2)
+    ]
+    solo = run_as_typed(["new", "--name", "solo", str(workspace)], env).stdout.strip()
+
+    # Sessions: a unique id prefix, a name; an ambiguous name names every candidate.
+    shown = run_as_typed(["--json", "show", solo[:8]], env)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["session"]["id"] == solo
+    renamed = run_as_typed(["rename", "solo", "single"], env)
+    assert renamed.returncode == 0 and renamed.stdout.strip() == solo, renamed.stderr
+    twin = run_as_typed(["show", "twin"], env)
+    assert twin.returncode == 1
+    assert "(AMBIGUOUS)" in twin.stderr and all(t in twin.stderr for t in twins), twin.stderr
+    assert len(twin.stderr.strip().splitlines()) == 1
+    missing = run_as_typed(["show", "no-such-session"], env)
+    assert (missing.returncode, missing.stderr.strip()) == (
+        1,
+        "maka: error: no session 'no-such-session' (by id, id prefix or name) (NOT_FOUND)",
+    )
+
+    # Runs: a unique id prefix works without a session; a shared prefix is ambiguous. Ids are
+    # random hex, so among 17 runs two share a first digit.
+    refs: list[str] = []
+    by_first: dict[str, list[str]] = {}
+    while not any(len(group) > 1 for group in by_first.values()):
+        ref = run_as_typed(["bg", "--session", "single", "--", "sleep 600"], env).stdout.strip()
+        assert ref.startswith(REF_PREFIX), ref
+        refs.append(ref)
+        by_first.setdefault(ref[len(REF_PREFIX)], []).append(ref)
+    shared = next(group for group in by_first.values() if len(group) > 1)
+    ambiguous = run_as_typed(["logs", shared[0][len(REF_PREFIX)]], env)
+    assert ambiguous.returncode == 1
+    assert "(AMBIGUOUS)" in ambiguous.stderr
+    assert all(ref in ambiguous.stderr for ref in shared), ambiguous.stderr
+    unique = shared[0][len(REF_PREFIX) :][:12]
+    stopped = run_as_typed(["stop", unique], env)
+    assert stopped.returncode == 0, stopped.stderr
+    assert stopped.stdout.startswith(f"{shared[0]} cancelled")
+    # A session that is not the run's does not find it.
+    elsewhere = run_as_typed(["logs", "--session", twins[0], shared[1]], env)
+    assert elsewhere.returncode == 1 and "(NOT_FOUND)" in elsewhere.stderr, elsewhere.stderr
+    for ref in refs:
+        run_as_typed(["stop", ref], env)
+
+
+def test_global_flags_after_the_command(pair: Pair, workspace: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env["HOME"] = str(tmp_path)
+    flags = ["--kernel", pair.kernel.address, "--resource", pair.proxy.address]
+    created = run_as_typed(["new", str(workspace), *flags, "--json"], env)
+    assert created.returncode == 0, created.stderr
+    session = json.loads(created.stdout)["id"]
+    started = run_as_typed(["bg", "--session", session, *flags, "--", "sleep 600"], env)
+    assert started.returncode == 0, started.stderr
+    ref = started.stdout.strip()
+    listed = run_as_typed(["ps", "--all", "--json", *flags], env)
+    assert listed.returncode == 0, listed.stderr
+    assert ref in [json.loads(line)["ref"] for line in listed.stdout.splitlines()]
+    # Before and after: the one after the command wins.
+    stopped = run_as_typed(
+        ["--kernel", "127.0.0.1:9", "--resource", "127.0.0.1:9", "stop", ref, *flags], env
+    )
+    assert stopped.returncode == 0, stopped.stderr

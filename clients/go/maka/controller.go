@@ -92,9 +92,11 @@ type Controller struct {
 // ErrControlPending is returned by Control while an earlier control's outcome is unknown.
 var ErrControlPending = errors.New("an earlier control's outcome is unknown; call Retry first")
 
-// AcquireController takes the controller lease on an active PTY run. conn may be nil for a
-// detached lease (it lasts until released or the run ends). A lease held by another
-// controller fails with ABORTED and ErrorInfo reason OPERATION_CONFLICT.
+// AcquireController takes the controller lease on an active PTY run. sessionID may be empty:
+// a ref names its run, and the service takes the run's own session (a session that is not
+// the run's is NOT_FOUND). conn may be nil for a detached lease (it lasts until released or
+// the run ends). A lease held by another controller fails with ABORTED and ErrorInfo reason
+// OPERATION_CONFLICT.
 func (c *Client) AcquireController(ctx context.Context, sessionID, ref, controllerID string,
 	conn *Connection) (*Controller, *resourcev1.AcquireControllerResponse, error) {
 	req := &resourcev1.AcquireControllerRequest{SessionId: sessionID, Ref: ref, ControllerId: controllerID}

@@ -16,7 +16,7 @@ var ErrRunEnded = errors.New("run ended before the screen matched")
 // screen as soon as match accepts it: the screen at attach time first, then after each
 // output chunk (the service renders output into the screen before it sends the chunk). It
 // returns ErrRunEnded (with the final screen) if the run ends first, and the context's error
-// at its deadline.
+// at its deadline. sessionID may be empty (the run's own session).
 func (c *Client) WaitForScreen(ctx context.Context, sessionID, ref string, afterSequence int64,
 	match func(*resourcev1.Screen) bool) (*resourcev1.Screen, error) {
 	ctx, cancel := context.WithCancel(ctx)

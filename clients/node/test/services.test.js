@@ -11,6 +11,7 @@ import {
   acquireController,
   call,
   connect,
+  defaults,
   errorInfo,
   openConnection,
   screenText,
@@ -196,6 +197,112 @@ test('a PTY run typed into under a controller lease from Node', async () => {
   } finally {
     connection?.close();
     if (ref) await call(client.resource, 'stopRun', { sessionId, ref }).catch(() => {});
+    client.close();
+  }
+});
+
+async function scriptedSession(client, name) {
+  const { session } = await call(client.kernel, 'createSession', {
+    workspaceRoot: realpathSync(tmpdir()),
+    name,
+  });
+  return session.id;
+}
+
+/** The kernel stub, recording the call options of every startTurn. */
+function recordingStartTurn(kernel, seen) {
+  return {
+    startTurn: (request, options) => {
+      seen.push(options);
+      return kernel.startTurn(request, options);
+    },
+  };
+}
+
+test('a turn longer than the unary deadline completes: streams get no deadline by default', async () => {
+  const client = await connected();
+  const unaryMs = defaults.unaryMs;
+  defaults.unaryMs = 300; // every unary call; the turn below takes four times as long
+  try {
+    const sessionId = await scriptedSession(client, 'node-long-turn');
+    const seen = [];
+    const started = Date.now();
+    const turn = await streamTurn(recordingStartTurn(client.kernel, seen), {
+      sessionId,
+      text: '/script say start; sleep 1200; say done',
+    });
+    assert.ok(Date.now() - started >= 1200);
+    assert.equal(turn.status, 'TURN_STATUS_COMPLETED');
+    assert.equal(turn.text, 'startdone');
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0].deadline, undefined, 'the stream must not carry a deadline');
+    // Unary calls still have theirs.
+    await assert.rejects(
+      new Promise((resolve, reject) =>
+        client.kernel.getSession({ sessionId }, { deadline: Date.now() - 1 }, (error) =>
+          error ? reject(error) : resolve(),
+        ),
+      ),
+      (error) => error.code === status.DEADLINE_EXCEEDED,
+    );
+  } finally {
+    defaults.unaryMs = unaryMs;
+    client.close();
+  }
+});
+
+test('a whole-turn deadline is there when asked for, and ends the turn', async () => {
+  const client = await connected();
+  try {
+    const sessionId = await scriptedSession(client, 'node-deadline');
+    const seen = [];
+    const request = { sessionId, turnId: 'cut-short', text: '/script say start; sleep 5000' };
+    await assert.rejects(
+      streamTurn(recordingStartTurn(client.kernel, seen), request, { deadlineMs: 300 }),
+      (error) => error.code === status.DEADLINE_EXCEEDED,
+    );
+    assert.equal(typeof seen[0].deadline, 'number');
+    // The kernel stops a turn whose stream went away.
+    for (let attempt = 0; ; attempt += 1) {
+      const { turns } = await call(client.kernel, 'listTurns', { sessionId });
+      const cut = turns.find((turn) => turn.turnId === 'cut-short');
+      if (cut?.status === 'TURN_STATUS_ABORTED') break;
+      assert.ok(attempt < 200, 'the turn was never aborted');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    client.close();
+  }
+});
+
+test('the idle timeout fails a turn that goes quiet and spares one that keeps talking', async () => {
+  const client = await connected();
+  try {
+    const sessionId = await scriptedSession(client, 'node-idle');
+    // Four pauses of 400 ms: 1.6 s in all, never 1 s without an event.
+    const text = `/script say a; ${['b', 'c', 'd', 'e'].map((w) => `sleep 400; say ${w}`).join('; ')}`;
+    const talking = await streamTurn(client.kernel, { sessionId, text }, { idleTimeoutMs: 1000 });
+    assert.equal(talking.status, 'TURN_STATUS_COMPLETED');
+    assert.equal(talking.text, 'abcde');
+
+    const seen = [];
+    const started = Date.now();
+    await assert.rejects(
+      streamTurn(
+        client.kernel,
+        { sessionId, text: '/script say a; sleep 5000; say b' },
+        { idleTimeoutMs: 300, onEvent: (event) => seen.push(event) },
+      ),
+      (error) => {
+        assert.equal(error.idle, true);
+        assert.equal(error.code, status.DEADLINE_EXCEEDED);
+        assert.match(error.message, /no turn event within 300 ms/);
+        return true;
+      },
+    );
+    assert.ok(Date.now() - started < 5000);
+    assert.ok(seen.some((event) => event.textDelta?.text === 'a'));
+  } finally {
     client.close();
   }
 });

@@ -48,13 +48,13 @@ class _AttachSource:
     def __init__(
         self,
         stub: rpc.ResourceServiceAsyncStub,
-        session_id: str,
+        session_id: str | None,
         ref: str,
         after_sequence: int,
         timeout: Any,
     ) -> None:
         self.stub = stub
-        self.session_id = session_id
+        self.session_id = session_id or ""
         self.ref = ref
         self.last_sequence = after_sequence
         self.attached = False
@@ -120,6 +120,10 @@ class ResourceClient:
     :mod:`maka_client.errors`; every unary call has a deadline (``options.timeout`` or the
     method's ``timeout``). The client's connection (``OpenConnection``, which owns controller
     leases) is opened on first need and kept until :meth:`close`.
+
+    A ref names one run: the methods that take a ref take its session too, but ``None`` (or
+    ``""``) lets the service take it from the run's record. A session that is not the run's is
+    :class:`~maka_client.errors.NotFoundError`.
     """
 
     def __init__(
@@ -258,37 +262,41 @@ class ResourceClient:
             response = await self._stub.StartBackground(request, timeout=t)
         return response.run
 
-    async def get_run(self, session_id: str, ref: str, *, timeout: float | None = None) -> pb.Run:
-        """A run as of now (with live output for an active run)."""
+    async def get_run(
+        self, session_id: str | None, ref: str, *, timeout: float | None = None
+    ) -> pb.Run:
+        """A run as of now (with live output for an active run); *session_id* may be ``None``."""
         t = self._timeout(timeout)
         with translated():
             response = await self._stub.GetRun(
-                pb.GetRunRequest(session_id=session_id, ref=ref), timeout=t
+                pb.GetRunRequest(session_id=session_id or "", ref=ref), timeout=t
             )
         return response.run
 
     async def list_runs(
         self,
-        session_id: str,
+        session_id: str | None = None,
         *,
         page_size: int = 0,
         page_token: str = "",
         timeout: float | None = None,
     ) -> pb.ListRunsResponse:
-        """One page of a session's runs, oldest first."""
+        """One page of a session's runs, oldest first; ``None``: of every session."""
         t = self._timeout(timeout)
         request = pb.ListRunsRequest(
-            session_id=session_id, page_size=page_size, page_token=page_token
+            session_id=session_id or "", page_size=page_size, page_token=page_token
         )
         with translated():
             return await self._stub.ListRuns(request, timeout=t)
 
-    async def stop_run(self, session_id: str, ref: str, *, timeout: float | None = None) -> pb.Run:
-        """Cancel a run and return its final state."""
+    async def stop_run(
+        self, session_id: str | None, ref: str, *, timeout: float | None = None
+    ) -> pb.Run:
+        """Cancel a run and return its final state; *session_id* may be ``None``."""
         t = self._timeout(timeout)
         with translated():
             response = await self._stub.StopRun(
-                pb.StopRunRequest(session_id=session_id, ref=ref), timeout=t
+                pb.StopRunRequest(session_id=session_id or "", ref=ref), timeout=t
             )
         return response.run
 
@@ -303,14 +311,15 @@ class ResourceClient:
 
     def attach(
         self,
-        session_id: str,
+        session_id: str | None,
         ref: str,
         *,
         after_sequence: int = 0,
         timeout: float | None = None,
     ) -> ResumableStream[pb.AttachResponse]:
         """Follow a run: ``attached`` (the run and its screen, once), output chunks (each
-        sequence once, in order, resumed after drops), then ``ended``.
+        sequence once, in order, resumed after drops), then ``ended``. *session_id* may be
+        ``None``.
 
         Read-only: control a PTY run through :meth:`acquire_controller`.
         """
@@ -320,7 +329,7 @@ class ResourceClient:
 
     async def acquire_controller(
         self,
-        session_id: str,
+        session_id: str | None,
         ref: str,
         controller_id: str,
         *,
@@ -328,13 +337,14 @@ class ResourceClient:
     ) -> ControllerLease:
         """Take the controller lease of an active PTY run on this client's connection.
 
-        Another holder's lease is ConflictError. Use the lease as ``async with``, or call
+        *session_id* may be ``None`` (the run's own). Another holder's lease is
+        ConflictError. Use the lease as ``async with``, or call
         :meth:`ControllerLease.release`; closing the client releases it too.
         """
         t = self._timeout(timeout)
         connection = await self._connection.get()
         request = pb.AcquireControllerRequest(
-            session_id=session_id,
+            session_id=session_id or "",
             ref=ref,
             controller_id=controller_id,
             connection_id=connection.connection_id,

@@ -322,13 +322,15 @@ class ResourceClient:
     def start_background(self, session_id: str, command: str, **kwargs: Any) -> rpb.Run:
         return self._runner.run(self._client.start_background(session_id, command, **kwargs))
 
-    def get_run(self, session_id: str, ref: str, *, timeout: float | None = None) -> rpb.Run:
+    def get_run(self, session_id: str | None, ref: str, *, timeout: float | None = None) -> rpb.Run:
         return self._runner.run(self._client.get_run(session_id, ref, timeout=timeout))
 
-    def list_runs(self, session_id: str, **kwargs: Any) -> rpb.ListRunsResponse:
+    def list_runs(self, session_id: str | None = None, **kwargs: Any) -> rpb.ListRunsResponse:
         return self._runner.run(self._client.list_runs(session_id, **kwargs))
 
-    def stop_run(self, session_id: str, ref: str, *, timeout: float | None = None) -> rpb.Run:
+    def stop_run(
+        self, session_id: str | None, ref: str, *, timeout: float | None = None
+    ) -> rpb.Run:
         return self._runner.run(self._client.stop_run(session_id, ref, timeout=timeout))
 
     def watch_runs(
@@ -343,7 +345,7 @@ class ResourceClient:
 
     def attach(
         self,
-        session_id: str,
+        session_id: str | None,
         ref: str,
         *,
         after_sequence: int = 0,
@@ -357,7 +359,7 @@ class ResourceClient:
         return Stream(self._runner, self._runner.run(make()))
 
     def acquire_controller(
-        self, session_id: str, ref: str, controller_id: str, *, timeout: float | None = None
+        self, session_id: str | None, ref: str, controller_id: str, *, timeout: float | None = None
     ) -> ControllerLease:
         lease = self._runner.run(
             self._client.acquire_controller(session_id, ref, controller_id, timeout=timeout)

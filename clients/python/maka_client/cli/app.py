@@ -7,6 +7,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
+from importlib import metadata
 from typing import Any, NoReturn
 
 from maka_client.cli import attach, runs, services, sessions, turn
@@ -25,26 +26,53 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, error_line(message, "USAGE") + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="maka", description="Sessions, turns and runs of Maka Runtime.")
+def version() -> str:
+    """The installed package's version."""
+    try:
+        return metadata.version("maka-runtime")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def add_global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The options every command takes, before or after its name. Only the top-level parser
+    has defaults: a subcommand's copy sets a value only when it is given there, so it never
+    overwrites one given before the subcommand."""
+
+    def default(value: object) -> object:
+        return value if defaults else argparse.SUPPRESS
+
     parser.add_argument(
         "--kernel",
         metavar="HOST:PORT",
-        default=os.environ.get("MAKA_KERNEL_ADDRESS") or DEFAULT_KERNEL,
-        help="kernel address (env MAKA_KERNEL_ADDRESS, default %(default)s)",
+        default=default(os.environ.get("MAKA_KERNEL_ADDRESS") or DEFAULT_KERNEL),
+        help="kernel address (env MAKA_KERNEL_ADDRESS, default "
+        f"{os.environ.get('MAKA_KERNEL_ADDRESS') or DEFAULT_KERNEL})",
     )
     parser.add_argument(
         "--resource",
         metavar="HOST:PORT",
-        default=os.environ.get("MAKA_RESOURCE_ADDRESS") or DEFAULT_RESOURCE,
-        help="resource address (env MAKA_RESOURCE_ADDRESS, default %(default)s)",
+        default=default(os.environ.get("MAKA_RESOURCE_ADDRESS") or DEFAULT_RESOURCE),
+        help="resource address (env MAKA_RESOURCE_ADDRESS, default "
+        f"{os.environ.get('MAKA_RESOURCE_ADDRESS') or DEFAULT_RESOURCE})",
     )
     parser.add_argument(
-        "--json", action="store_true", help="machine output: one JSON object per line"
+        "--json",
+        action="store_true",
+        default=default(False),
+        help="machine output: one JSON object per line",
     )
+    parser.add_argument("--version", action="version", version=f"maka {version()}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="maka", description="Sessions, turns and runs of Maka Runtime.")
+    add_global_options(parser, defaults=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in (services, sessions, turn, runs, attach):
         module.register(commands)
+    for command in commands.choices.values():
+        add_global_options(command, defaults=False)
     return parser
 
 

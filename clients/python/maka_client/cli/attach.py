@@ -24,7 +24,7 @@ from maka.resource.v1 import resource_pb2 as pb
 from maka_client._lease import ControllerLease
 from maka_client._resource import ResourceClient
 from maka_client.cli.context import CommandError, Context
-from maka_client.cli.runs import TERMINAL, add_session, describe_end, exit_code, session_of
+from maka_client.cli.runs import TERMINAL, add_ref, describe_end, exit_code, run_ref
 from maka_client.cli.terminal import (
     DEFAULT_DETACH_KEYS,
     DetachMatcher,
@@ -39,8 +39,7 @@ MIN_COLS, MAX_COLS, MIN_ROWS, MAX_ROWS = 2, 240, 1, 100
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("attach", help="an interactive terminal on a PTY run")
-    add_session(parser)
-    parser.add_argument("ref")
+    add_ref(parser)
     parser.add_argument(
         "--detach-keys",
         default=DEFAULT_DETACH_KEYS,
@@ -174,18 +173,19 @@ async def cmd_attach(ctx: Context, args: argparse.Namespace) -> int:
         keys = parse_detach_keys(args.detach_keys)
     except ValueError as error:
         raise CommandError(str(error)) from None
-    session = await session_of(ctx, args)
     async with ctx.resource() as resource:
-        run = await resource.get_run(session, args.ref)
+        ref = await run_ref(ctx, resource, args)
+        run = await resource.get_run(None, ref)
+        session = run.session_id
         if run.mode != pb.RUN_MODE_PTY:
             raise CommandError(
-                f"{args.ref} is not a PTY run; follow it with: maka logs -f REF", "NOT_A_PTY"
+                f"{ref} is not a PTY run; follow it with: maka logs -f REF", "NOT_A_PTY"
             )
         if run.status in TERMINAL:
             ctx.out.note(f"maka: {describe_end(run)}")
             return exit_code(run)
-        lease = await resource.acquire_controller(session, args.ref, f"maka-cli-{uuid.uuid4()}")
-        attachment = Attachment(resource, lease, session, args.ref, keys)
+        lease = await resource.acquire_controller(session, ref, f"maka-cli-{uuid.uuid4()}")
+        attachment = Attachment(resource, lease, session, ref, keys)
         try:
             with raw_mode(sys.stdin.fileno()):
                 await attachment.run()
@@ -196,5 +196,5 @@ async def cmd_attach(ctx: Context, args: argparse.Namespace) -> int:
     if attachment.ended is not None:
         ctx.out.note(f"\nmaka: {describe_end(attachment.ended)}")
         return exit_code(attachment.ended)
-    ctx.out.note(f"\nmaka: detached from {args.ref} (still running)")
+    ctx.out.note(f"\nmaka: detached from {ref} (still running)")
     return 0

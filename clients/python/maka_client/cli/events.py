@@ -41,6 +41,10 @@ def describe_entry(event: pb.SessionEvent) -> tuple[str, str]:
         mark = "tool error" if result.is_error else "tool result"
         exit_code = f" (exit {result.exit_code})" if result.HasField("exit_code") else ""
         run = f" [{result.run_ref}]" if result.run_ref else ""
+        if result.run_ref and not result.is_error and not result.HasField("exit_code"):
+            # A run still going (a background run): the result says how to reach it, in full
+            # (it ends with the command to attach, which must stay whole to be copied).
+            return f"{mark}{run}: {' '.join(result.output.split())}", "green"
         # A run's output was shown as it streamed: repeat it only when something went wrong.
         shown = not result.run_ref or result.is_error
         text = f"{mark}{exit_code}{run}" + (f": {short(result.output)}" if shown else "")

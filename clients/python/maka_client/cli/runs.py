@@ -12,8 +12,10 @@ from typing import Any
 
 from maka.resource.v1 import resource_pb2 as pb
 
-from maka_client.cli.context import CommandError, Context, session_for
+from maka_client._resource import ResourceClient
+from maka_client.cli.context import CommandError, Context
 from maka_client.cli.output import to_dict
+from maka_client.cli.resolve import all_runs, named_session, resolve_ref, session_for
 
 TERMINAL = frozenset(
     {
@@ -28,7 +30,18 @@ TERMINAL = frozenset(
 
 def add_session(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--session", default=None, help='session of the run (env MAKA_SESSION, else "default")'
+        "--session",
+        default=None,
+        help='session of the run: id, name or id prefix (env MAKA_SESSION, else "default")',
+    )
+
+
+def add_ref(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ref", help="the run: its ref, its id, or a unique prefix of either")
+    parser.add_argument(
+        "--session",
+        default=None,
+        help="only look for the run in this session (id, name or id prefix); a ref needs none",
     )
 
 
@@ -54,24 +67,34 @@ def register(commands: Any) -> None:
     add_command(bg)
     bg.set_defaults(handler=cmd_bg)
 
-    ps = commands.add_parser("ps", help="a session's runs")
-    add_session(ps)
+    ps = commands.add_parser("ps", help="a session's runs (--all: every session's)")
+    which = ps.add_mutually_exclusive_group()
+    which.add_argument(
+        "--session",
+        default=None,
+        help='the session: id, name or id prefix (env MAKA_SESSION, else "default")',
+    )
+    which.add_argument("-a", "--all", action="store_true", help="the runs of every session")
     ps.set_defaults(handler=cmd_ps)
 
     logs = commands.add_parser("logs", help="a run's output")
-    add_session(logs)
-    logs.add_argument("ref")
+    add_ref(logs)
     logs.add_argument("-f", "--follow", action="store_true", help="follow live output")
     logs.set_defaults(handler=cmd_logs)
 
     stop = commands.add_parser("stop", help="cancel a run")
-    add_session(stop)
-    stop.add_argument("ref")
+    add_ref(stop)
     stop.set_defaults(handler=cmd_stop)
 
 
 async def session_of(ctx: Context, args: argparse.Namespace) -> str:
     return await session_for(ctx, args.session)
+
+
+async def run_ref(ctx: Context, resource: ResourceClient, args: argparse.Namespace) -> str:
+    """The ref *args.ref* names, in ``--session`` if given (a ref needs no session)."""
+    session = await named_session(ctx, args.session) if args.session else None
+    return await resolve_ref(resource, args.ref, session)
 
 
 def command_line(cmd: Sequence[str]) -> str:
@@ -188,15 +211,9 @@ async def cmd_bg(ctx: Context, args: argparse.Namespace) -> int:
 
 
 async def cmd_ps(ctx: Context, args: argparse.Namespace) -> int:
-    runs: list[pb.Run] = []
-    token = ""
+    session = None if args.all else await session_of(ctx, args)
     async with ctx.resource() as resource:
-        while True:
-            page = await resource.list_runs(await session_of(ctx, args), page_token=token)
-            runs.extend(page.runs)
-            token = page.next_page_token
-            if not token:
-                break
+        runs = await all_runs(resource, session)
     if ctx.out.json:
         for run in runs:
             run.ClearField("output")
@@ -205,6 +222,7 @@ async def cmd_ps(ctx: Context, args: argparse.Namespace) -> int:
     rows = [
         [
             run.ref,
+            *([run.session_id] if args.all else []),
             status_name(run.status),
             "pty" if run.mode == pb.RUN_MODE_PTY else "pipes",
             str(run.exit_code) if run.HasField("exit_code") else "",
@@ -212,7 +230,8 @@ async def cmd_ps(ctx: Context, args: argparse.Namespace) -> int:
         ]
         for run in runs
     ]
-    ctx.out.table(["REF", "STATUS", "MODE", "EXIT", "COMMAND"], rows)
+    session_column = ["SESSION"] if args.all else []
+    ctx.out.table(["REF", *session_column, "STATUS", "MODE", "EXIT", "COMMAND"], rows)
     return 0
 
 
@@ -224,14 +243,14 @@ def screen_text(screen: pb.Screen) -> str:
 
 
 async def cmd_logs(ctx: Context, args: argparse.Namespace) -> int:
-    session = await session_of(ctx, args)
     async with ctx.resource() as resource:
-        run = await resource.get_run(session, args.ref)
+        ref = await run_ref(ctx, resource, args)
+        run = await resource.get_run(None, ref)
         if not args.follow or run.status in TERMINAL:
             _print_output(ctx, run)
             return 0
         skip_through = 0
-        async for event in resource.attach(session, args.ref):
+        async for event in resource.attach(None, ref):
             kind = event.WhichOneof("event")
             if kind == "attached" and event.attached.run.mode == pb.RUN_MODE_PTY:
                 # The screen stands for the output so far; the chunks after it are live.
@@ -269,7 +288,7 @@ def _print_output(ctx: Context, run: pb.Run) -> None:
 
 async def cmd_stop(ctx: Context, args: argparse.Namespace) -> int:
     async with ctx.resource() as resource:
-        run = await resource.stop_run(await session_of(ctx, args), args.ref, timeout=60)
+        run = await resource.stop_run(None, await run_ref(ctx, resource, args), timeout=60)
     if ctx.out.json:
         run.ClearField("output")
         ctx.out.record(run)

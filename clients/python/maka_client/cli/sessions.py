@@ -12,7 +12,9 @@ from maka.kernel.v1 import kernel_pb2 as pb
 from maka_client.cli.context import CommandError, Context
 from maka_client.cli.events import describe_entry
 from maka_client.cli.output import to_dict
+from maka_client.cli.resolve import resolve_session
 
+SESSION_HELP = "the session: its id, its name, or a unique prefix of its id"
 PERMISSION_MODES = {"ask": pb.PERMISSION_MODE_ASK, "bypass": pb.PERMISSION_MODE_BYPASS}
 
 
@@ -42,28 +44,28 @@ def register(commands: Any) -> None:
     ls.set_defaults(handler=cmd_ls)
 
     show = commands.add_parser("show", help="a session's header and recent log")
-    show.add_argument("session")
+    show.add_argument("session", help=SESSION_HELP)
     show.add_argument("--limit", type=int, default=20, help="log entries to show")
     show.set_defaults(handler=cmd_show)
 
     rename = commands.add_parser("rename", help="rename a session")
-    rename.add_argument("session")
+    rename.add_argument("session", help=SESSION_HELP)
     rename.add_argument("name")
     rename.set_defaults(handler=cmd_rename)
 
     for name, archived in (("archive", True), ("unarchive", False)):
         parser = commands.add_parser(name, help=f"{name} a session")
-        parser.add_argument("session")
+        parser.add_argument("session", help=SESSION_HELP)
         parser.set_defaults(handler=cmd_archive, archived=archived)
 
     rm = commands.add_parser("rm", help="delete a session and its log")
-    rm.add_argument("session")
+    rm.add_argument("session", help=SESSION_HELP)
     rm.set_defaults(handler=cmd_rm)
 
     interrupt = commands.add_parser(
         "interrupt", help="stop a session's running turn (now, or after the current step)"
     )
-    interrupt.add_argument("session")
+    interrupt.add_argument("session", help=SESSION_HELP)
     interrupt.add_argument(
         "--after-step", action="store_true", help="let the current step finish first"
     )
@@ -85,8 +87,16 @@ def absolute(path: str | None) -> str:
     return os.path.abspath(path or os.getcwd())
 
 
+def existing_directory(path: str) -> str:
+    """*path*, if it is a directory; else the one-line error (nothing is created)."""
+    if not os.path.isdir(path):
+        what = "is not a directory" if os.path.exists(path) else "does not exist"
+        raise CommandError(f"workspace {path} {what}", "INVALID_REQUEST")
+    return path
+
+
 async def cmd_new(ctx: Context, args: argparse.Namespace) -> int:
-    workspace = absolute(args.workspace)
+    workspace = existing_directory(absolute(args.workspace))
     mode = PERMISSION_MODES.get(args.permission_mode or "", pb.PERMISSION_MODE_UNSPECIFIED)
     options = {}
     for item in args.option:
@@ -142,11 +152,11 @@ async def cmd_ls(ctx: Context, args: argparse.Namespace) -> int:
 
 async def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
     async with ctx.kernel() as kernel:
-        session = await kernel.get_session(args.session)
+        session = await kernel.get_session(await resolve_session(kernel, args.session))
         recent: collections.deque[pb.SessionEvent] = collections.deque(maxlen=max(args.limit, 0))
         after = 0
         while True:
-            events = await kernel.read_messages(args.session, after_seq=after)
+            events = await kernel.read_messages(session.id, after_seq=after)
             if not events:
                 break
             after = events[-1].seq
@@ -178,25 +188,28 @@ async def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
 
 async def cmd_rename(ctx: Context, args: argparse.Namespace) -> int:
     async with ctx.kernel() as kernel:
-        session = await kernel.update_session(args.session, name=args.name)
+        session_id = await resolve_session(kernel, args.session)
+        session = await kernel.update_session(session_id, name=args.name)
     print_session(ctx, session)
     return 0
 
 
 async def cmd_archive(ctx: Context, args: argparse.Namespace) -> int:
     async with ctx.kernel() as kernel:
-        session = await kernel.update_session(args.session, archived=args.archived)
+        session_id = await resolve_session(kernel, args.session)
+        session = await kernel.update_session(session_id, archived=args.archived)
     print_session(ctx, session)
     return 0
 
 
 async def cmd_rm(ctx: Context, args: argparse.Namespace) -> int:
     async with ctx.kernel() as kernel:
-        await kernel.delete_session(args.session)
+        session_id = await resolve_session(kernel, args.session)
+        await kernel.delete_session(session_id)
     if ctx.out.json:
-        ctx.out.record({"deleted": args.session})
+        ctx.out.record({"deleted": session_id})
     else:
-        ctx.out.line(f"deleted {args.session}")
+        ctx.out.line(f"deleted {session_id}")
     return 0
 
 
@@ -205,7 +218,8 @@ async def cmd_interrupt(ctx: Context, args: argparse.Namespace) -> int:
     stop escalates it, the run settles and the session takes turns again."""
     mode = pb.STOP_MODE_AFTER_STEP if args.after_step else pb.STOP_MODE_IMMEDIATE
     async with ctx.kernel() as kernel:
-        stopped = await kernel.stop_session(args.session, source="cli", mode=mode)
+        session_id = await resolve_session(kernel, args.session)
+        stopped = await kernel.stop_session(session_id, source="cli", mode=mode)
     if ctx.out.json:
         ctx.out.record(stopped)
     elif stopped.turn_id:

@@ -21,6 +21,7 @@ from maka_client._kernel import KernelClient
 from maka_client.cli import prompt
 from maka_client.cli.context import Context
 from maka_client.cli.events import describe_entry, turn_status
+from maka_client.cli.resolve import resolve_session
 from maka_client.errors import AlreadyResolvedError, InvalidRequestError, MakaError
 
 EXIT_CODES = {pb.TURN_STATUS_COMPLETED: 0, pb.TURN_STATUS_FAILED: 1, pb.TURN_STATUS_ABORTED: 130}
@@ -28,7 +29,7 @@ EXIT_CODES = {pb.TURN_STATUS_COMPLETED: 0, pb.TURN_STATUS_FAILED: 1, pb.TURN_STA
 
 def register(commands: Any) -> None:
     parser = commands.add_parser("turn", help="run a turn and stream it live")
-    parser.add_argument("session")
+    parser.add_argument("session", help="the session: its id, its name, or a unique id prefix")
     parser.add_argument("text")
     parser.add_argument(
         "--approve",
@@ -196,6 +197,7 @@ class TurnView:
 async def cmd_turn(ctx: Context, args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     async with ctx.kernel() as kernel:
+        args.session = await resolve_session(kernel, args.session)
         view = TurnView(ctx, kernel, args)
         loop.add_signal_handler(signal.SIGINT, view.interrupt)
         status = pb.TURN_STATUS_UNSPECIFIED

@@ -817,7 +817,9 @@ class GetRunRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _builtins.int
     REF_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session the run belongs to."""
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
     ref: _builtins.str
     """The run's reference."""
     def __init__(
@@ -868,7 +870,9 @@ class ListRunsRequest(_message.Message):
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session."""
+    """The session; empty lists the runs of every session (archived and deleted sessions' runs
+    are left out, as GetRun refuses them).
+    """
     page_size: _builtins.int
     """At most this many runs, 1 to 500; 0 means 50."""
     page_token: _builtins.str
@@ -925,7 +929,9 @@ class StopRunRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _builtins.int
     REF_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session the run belongs to."""
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
     ref: _builtins.str
     """The run's reference."""
     def __init__(
@@ -1027,7 +1033,9 @@ class AcquireControllerRequest(_message.Message):
     CONTROLLER_ID_FIELD_NUMBER: _builtins.int
     CONNECTION_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session the run belongs to."""
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
     ref: _builtins.str
     """The run's reference; it must be an active PTY run."""
     controller_id: _builtins.str
@@ -1102,7 +1110,9 @@ class ControlControllerRequest(_message.Message):
     INPUT_FIELD_NUMBER: _builtins.int
     RESIZE_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session the run belongs to."""
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
     ref: _builtins.str
     """The run's reference."""
     controller_id: _builtins.str
@@ -1183,7 +1193,9 @@ class ReleaseControllerRequest(_message.Message):
     CONTROLLER_ID_FIELD_NUMBER: _builtins.int
     CONNECTION_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session the run belongs to."""
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
     ref: _builtins.str
     """The run's reference."""
     controller_id: _builtins.str
@@ -1275,7 +1287,9 @@ class AttachStart(_message.Message):
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     CONTROLLER_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The session the run belongs to."""
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
     ref: _builtins.str
     """The run's reference."""
     after_sequence: _builtins.int

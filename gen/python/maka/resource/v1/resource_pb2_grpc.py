@@ -33,6 +33,12 @@ class ResourceServiceStub:
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+
+    A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+    AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+    session_id, and the run's session then comes from its record. A session_id that is given must
+    be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+    session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
     """
 
     def __init__(self, channel):
@@ -126,6 +132,12 @@ class ResourceServiceServicer:
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+
+    A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+    AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+    session_id, and the run's session then comes from its record. A session_id that is given must
+    be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+    session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
     """
 
     def GetServerInfo(self, request, context):
@@ -169,7 +181,8 @@ class ResourceServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListRuns(self, request, context):
-        """ListRuns lists a session's runs, oldest first, a page at a time.
+        """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
+        runs may be seen by ref), oldest first, a page at a time.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -352,6 +365,12 @@ class ResourceService:
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+
+    A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+    AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+    session_id, and the run's session then comes from its record. A session_id that is given must
+    be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+    session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
     """
 
     @staticmethod

@@ -34,6 +34,12 @@ class ResourceServiceStub:
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+
+    A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+    AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+    session_id, and the run's session then comes from its record. A session_id that is given must
+    be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+    session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
     """
 
     @_typing.overload
@@ -59,7 +65,9 @@ class ResourceServiceStub:
     GetRun: _grpc.UnaryUnaryMultiCallable[_resource_pb2.GetRunRequest, _resource_pb2.GetRunResponse]
     """GetRun returns a run as of now (live output for an active run)."""
     ListRuns: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ListRunsRequest, _resource_pb2.ListRunsResponse]
-    """ListRuns lists a session's runs, oldest first, a page at a time."""
+    """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
+    runs may be seen by ref), oldest first, a page at a time.
+    """
     StopRun: _grpc.UnaryUnaryMultiCallable[_resource_pb2.StopRunRequest, _resource_pb2.StopRunResponse]
     """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
     its final state; a run that has already ended is returned unchanged.
@@ -117,6 +125,12 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+
+    A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+    AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+    session_id, and the run's session then comes from its record. A session_id that is given must
+    be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+    session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -139,7 +153,9 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     GetRun: _aio.UnaryUnaryMultiCallable[_resource_pb2.GetRunRequest, _resource_pb2.GetRunResponse]  # type: ignore[assignment]
     """GetRun returns a run as of now (live output for an active run)."""
     ListRuns: _aio.UnaryUnaryMultiCallable[_resource_pb2.ListRunsRequest, _resource_pb2.ListRunsResponse]  # type: ignore[assignment]
-    """ListRuns lists a session's runs, oldest first, a page at a time."""
+    """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
+    runs may be seen by ref), oldest first, a page at a time.
+    """
     StopRun: _aio.UnaryUnaryMultiCallable[_resource_pb2.StopRunRequest, _resource_pb2.StopRunResponse]  # type: ignore[assignment]
     """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
     its final state; a run that has already ended is returned unchanged.
@@ -196,6 +212,12 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+
+    A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+    AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+    session_id, and the run's session then comes from its record. A session_id that is given must
+    be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+    session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
     """
 
     @_abc_1.abstractmethod
@@ -252,7 +274,9 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _resource_pb2.ListRunsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_resource_pb2.ListRunsResponse, _abc.Awaitable[_resource_pb2.ListRunsResponse]]:
-        """ListRuns lists a session's runs, oldest first, a page at a time."""
+        """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
+        runs may be seen by ref), oldest first, a page at a time.
+        """
 
     @_abc_1.abstractmethod
     def StopRun(

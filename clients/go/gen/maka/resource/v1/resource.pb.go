@@ -1545,7 +1545,8 @@ func (x *StartBackgroundResponse) GetRun() *Run {
 // GetRunRequest names a run.
 type GetRunRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the run belongs to.
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref           string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -1646,7 +1647,8 @@ func (x *GetRunResponse) GetRun() *Run {
 // ListRunsRequest asks for a page of a session's runs.
 type ListRunsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session.
+	// The session; empty lists the runs of every session (archived and deleted sessions' runs
+	// are left out, as GetRun refuses them).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// At most this many runs, 1 to 500; 0 means 50.
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
@@ -1765,7 +1767,8 @@ func (x *ListRunsResponse) GetNextPageToken() string {
 // StopRunRequest names the run to stop.
 type StopRunRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the run belongs to.
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref           string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -1967,7 +1970,8 @@ func (x *WatchRunsResponse) GetRun() *Run {
 // AcquireControllerRequest asks for the controller lease of a PTY run.
 type AcquireControllerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the run belongs to.
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference; it must be an active PTY run.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -2114,7 +2118,8 @@ func (x *AcquireControllerResponse) GetOutputSequence() int64 {
 // ControlControllerRequest sends input, a resize, or both (the resize first).
 type ControlControllerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the run belongs to.
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -2287,7 +2292,8 @@ func (x *ControlControllerResponse) GetSize() *TerminalSize {
 // ReleaseControllerRequest gives up a lease.
 type ReleaseControllerRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the run belongs to.
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
@@ -2502,7 +2508,8 @@ func (*AttachRequest_Control) isAttachRequest_Action() {}
 // AttachStart says what to attach to.
 type AttachStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the run belongs to.
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`

@@ -49,6 +49,12 @@ const (
 // NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
 // UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
 // INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+//
+// A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+// AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+// session_id, and the run's session then comes from its record. A session_id that is given must
+// be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+// session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
 type ResourceServiceClient interface {
 	// GetServerInfo describes this resource process: version, state and where it keeps its data.
 	GetServerInfo(ctx context.Context, in *GetServerInfoRequest, opts ...grpc.CallOption) (*GetServerInfoResponse, error)
@@ -65,7 +71,8 @@ type ResourceServiceClient interface {
 	StartBackground(ctx context.Context, in *StartBackgroundRequest, opts ...grpc.CallOption) (*StartBackgroundResponse, error)
 	// GetRun returns a run as of now (live output for an active run).
 	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error)
-	// ListRuns lists a session's runs, oldest first, a page at a time.
+	// ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
+	// runs may be seen by ref), oldest first, a page at a time.
 	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
 	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
 	// its final state; a run that has already ended is returned unchanged.
@@ -306,6 +313,12 @@ func (c *resourceServiceClient) ArchiveSession(ctx context.Context, in *ArchiveS
 // NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
 // UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
 // INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+//
+// A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
+// AcquireController, ControlController, ReleaseController, Attach) accepts it without a
+// session_id, and the run's session then comes from its record. A session_id that is given must
+// be the run's: any other is NOT_FOUND/NOT_FOUND, as for a ref that names no run. The run's
+// session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
 type ResourceServiceServer interface {
 	// GetServerInfo describes this resource process: version, state and where it keeps its data.
 	GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error)
@@ -322,7 +335,8 @@ type ResourceServiceServer interface {
 	StartBackground(context.Context, *StartBackgroundRequest) (*StartBackgroundResponse, error)
 	// GetRun returns a run as of now (live output for an active run).
 	GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error)
-	// ListRuns lists a session's runs, oldest first, a page at a time.
+	// ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
+	// runs may be seen by ref), oldest first, a page at a time.
 	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
 	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
 	// its final state; a run that has already ended is returned unchanged.
