@@ -9,12 +9,17 @@ the offending ``field``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
+# Reading ErrorInfo is the clients' business; servers and tests use the SDK's reader.
+from maka_client.errors import error_info
+
+__all__ = ["KERNEL_DOMAIN", "RESOURCE_DOMAIN", "abort", "error_info", "make_status"]
 
 KERNEL_DOMAIN = "kernel.maka"
 RESOURCE_DOMAIN = "resource.maka"
@@ -54,17 +59,3 @@ async def abort(
         make_status(code, message, reason=reason, domain=domain, metadata=metadata)
     )
     raise AssertionError("abort_with_status returned")  # pragma: no cover
-
-
-def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
-    """The ``ErrorInfo`` attached to a failed call, if any (works for sync and aio errors)."""
-    trailing: Any = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    for key, value in trailing or ():
-        if key == "grpc-status-details-bin" and isinstance(value, bytes):
-            status = status_pb2.Status.FromString(value)
-            for detail in status.details:
-                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-                    info = error_details_pb2.ErrorInfo()
-                    detail.Unpack(info)
-                    return info
-    return None

@@ -38,13 +38,11 @@ import asyncio
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
+from kernel_service.backends.agent import ControlledBackend, Denied, Stopped, TurnControl
 from kernel_service.core.backend import (
     BackendSendInput,
     SandboxBoundaryResponse,
-    StopMode,
-    StopReason,
     UserQuestionResponse,
 )
 from kernel_service.core.events import (
@@ -138,36 +136,22 @@ def script_for(text: str, header: SessionHeader) -> str:
     return f"say {text}"
 
 
-class _Stopped(Exception):
-    pass
+class ScriptedBackend(ControlledBackend):
+    """One session's scripted agent. See the module docstring for the script syntax.
 
-
-class _Denied(Exception):
-    pass
-
-
-class ScriptedBackend:
-    """One session's scripted agent. See the module docstring for the script syntax."""
+    Stops, answers and disposal are :class:`~kernel_service.backends.agent.TurnControl`'s,
+    as for the shell and LLM backends (it has no tool host: its tools are pretend).
+    """
 
     def __init__(self, header: SessionHeader) -> None:
         self.header = header
         self.kind = KIND
-        self._stop_reason: StopReason | None = None
-        self._stop_mode: StopMode | None = None
-        self._interrupt = asyncio.Event()
-        self._answers: dict[str, asyncio.Future[SandboxBoundaryResponse | UserQuestionResponse]]
-        self._answers = {}
-        self._session_allowed: set[str] = set()
-        self._disposed = False
+        self.control = TurnControl(None)
+        self.session_allowed: set[str] = set()
         self.sends = 0
 
     async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
-        if self._disposed:
-            raise RuntimeError("the scripted backend was disposed")
-        self._stop_reason = None
-        self._stop_mode = None
-        self._interrupt = asyncio.Event()
-        self._answers.clear()
+        self.control.begin()
         self.sends += 1
         steps = parse_script(script_for(input.text, input.header))
         turn = _Turn(self, input)
@@ -178,41 +162,17 @@ class ScriptedBackend:
                     yield event
             async for event in turn.boundary():
                 yield event
-        except _Stopped:
-            stop_reason = self._stop_reason or "user_stop"
-        except _Denied:
+        except Stopped:
+            stop_reason = self.control.stop_reason or "user_stop"
+        except Denied:
             stop_reason = "denied"
         yield Complete(turn_id=input.turn_id, stop_reason=stop_reason)
-
-    async def stop(self, reason: StopReason, mode: StopMode | None = None) -> None:
-        self._stop_reason = reason
-        if mode == "after_step" and self._stop_mode != "immediate":
-            self._stop_mode = "after_step"
-            return
-        self._stop_mode = "immediate"
-        self._interrupt.set()
-
-    async def respond_to_sandbox_boundary(self, response: SandboxBoundaryResponse) -> None:
-        self._resolve(response.request_id, response)
-
-    async def respond_to_user_question(self, response: UserQuestionResponse) -> None:
-        self._resolve(response.request_id, response)
-
-    def _resolve(
-        self, request_id: str, response: SandboxBoundaryResponse | UserQuestionResponse
-    ) -> None:
-        waiter = self._answers.get(request_id)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(response)
-
-    async def dispose(self) -> None:
-        self._disposed = True
-        await self.stop(self._stop_reason or "user_stop", "immediate")
 
 
 class _Turn:
     def __init__(self, backend: ScriptedBackend, input: BackendSendInput) -> None:
         self.backend = backend
+        self.control = backend.control
         self.input = input
         self.turn_id = input.turn_id
         self.counter = 0
@@ -231,9 +191,7 @@ class _Turn:
         self.message_index += 1
 
     async def boundary(self) -> AsyncIterator[BackendEvent]:
-        backend = self.backend
-        if backend._stop_mode is not None:
-            raise _Stopped
+        self.control.boundary()
         inbox = self.input.inbox
         if inbox is None:
             return
@@ -269,9 +227,9 @@ class _Turn:
             async for event in self._ask(argument):
                 yield event
         elif verb == "sleep":
-            await self._wait_interruptibly(step.count / 1000)
+            await self.control.interruptible(asyncio.sleep(step.count / 1000))
         elif verb == "hang":
-            await self._wait_interruptibly(None)
+            await self.control.interruptible(asyncio.get_running_loop().create_future())
         elif verb == "error":
             yield ErrorEvent(turn_id=self.turn_id, message=argument, code="script_error")
         elif verb == "fail":
@@ -293,8 +251,8 @@ class _Turn:
             )
 
     async def _approve(self, command: str) -> AsyncIterator[BackendEvent]:
-        backend = self.backend
-        if self.input.header.permission_mode == "bypass" or command in backend._session_allowed:
+        allowed = self.backend.session_allowed
+        if self.input.header.permission_mode == "bypass" or command in allowed:
             yield self.say(f"approved: {command}")
             return
         self._end_message()
@@ -306,16 +264,18 @@ class _Turn:
             cwd=self.input.header.cwd,
             reason="scripted approval step",
         )
-        waiter = self._expect_answer(request_id)
+        # Registered before the request is yielded: an answer may arrive while the kernel is
+        # still recording the request.
+        waiter = self.control.expect_answer(request_id)
         yield request
-        response = await self._answer(request_id, waiter)
+        response = await self.control.answer(request_id, waiter)
         assert isinstance(response, SandboxBoundaryResponse)
         self._end_message()
         if response.decision == "deny":
             yield self.say(f"denied: {command}")
-            raise _Denied
+            raise Denied(command)
         if response.decision == "allow_session":
-            backend._session_allowed.add(command)
+            allowed.add(command)
         yield self.say(f"approved: {command}")
 
     async def _ask(self, argument: str) -> AsyncIterator[BackendEvent]:
@@ -328,45 +288,15 @@ class _Turn:
             question=question,
             options=tuple(option for option in options if option),
         )
-        waiter = self._expect_answer(request_id)
+        waiter = self.control.expect_answer(request_id)
         yield request
-        response = await self._answer(request_id, waiter)
+        response = await self.control.answer(request_id, waiter)
         assert isinstance(response, UserQuestionResponse)
         self._end_message()
         if response.cancelled:
             yield self.say(f"question cancelled: {response.reason}")
         else:
             yield self.say(f"answer: {', '.join(response.answers)}")
-
-    def _expect_answer(self, request_id: str) -> asyncio.Future[Any]:
-        # Registered before the request is yielded: an answer may arrive while the kernel is
-        # still recording the request.
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.backend._answers[request_id] = waiter
-        return waiter
-
-    async def _answer(self, request_id: str, waiter: asyncio.Future[Any]) -> Any:
-        try:
-            interrupted = asyncio.ensure_future(self.backend._interrupt.wait())
-            try:
-                await asyncio.wait([waiter, interrupted], return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                interrupted.cancel()
-            if not waiter.done():
-                raise _Stopped
-            return waiter.result()
-        finally:
-            self.backend._answers.pop(request_id, None)
-
-    async def _wait_interruptibly(self, seconds: float | None) -> None:
-        interrupt = self.backend._interrupt
-        if interrupt.is_set():
-            raise _Stopped
-        try:
-            await asyncio.wait_for(interrupt.wait(), seconds)
-        except TimeoutError:
-            return
-        raise _Stopped
 
 
 def scripted_factory(header: SessionHeader) -> ScriptedBackend:

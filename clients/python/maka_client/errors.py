@@ -25,10 +25,10 @@ Errors raised by the SDK itself (no call failed on the server) have an empty ``d
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import grpc
-
-from maka_common.status import error_info
+from google.rpc import error_details_pb2, status_pb2
 
 
 class MakaError(Exception):
@@ -174,3 +174,17 @@ def from_rpc_error(error: grpc.RpcError) -> MakaError:
         domain=info.domain if info else "",
         metadata=dict(info.metadata) if info else None,
     )
+
+
+def error_info(error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
+    """The ``ErrorInfo`` attached to a failed call, if any (works for sync and aio errors)."""
+    trailing: Any = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
+    for key, value in trailing or ():
+        if key == "grpc-status-details-bin" and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                    info = error_details_pb2.ErrorInfo()
+                    detail.Unpack(info)
+                    return info
+    return None
