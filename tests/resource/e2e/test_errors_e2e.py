@@ -26,7 +26,6 @@ from tests.resource.e2e.conftest import (
     raises_status,
     start_server,
     stop_server,
-    wait_until_ended,
 )
 
 UNKNOWN = "maka://runtime/background-tasks/0123456789abcdef"
