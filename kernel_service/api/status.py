@@ -40,7 +40,8 @@ STATUS_BY_CODE: Final[Mapping[str, tuple[grpc.StatusCode, str]]] = {
     "session_quarantined": (grpc.StatusCode.FAILED_PRECONDITION, "SESSION_QUARANTINED"),
     "host_draining": (grpc.StatusCode.UNAVAILABLE, "HOST_DRAINING"),
     "backend_unavailable": (grpc.StatusCode.FAILED_PRECONDITION, "BACKEND_UNAVAILABLE"),
-    "persistence_failed": (grpc.StatusCode.INTERNAL, "PERSISTENCE_FAILED"),
+    # A refused write (a full disk): the client may retry once the store takes writes again.
+    "persistence_failed": (grpc.StatusCode.UNAVAILABLE, "PERSISTENCE_FAILED"),
     "store_closed": (grpc.StatusCode.UNAVAILABLE, "STORE_CLOSED"),
     "owner_cleanup_failed": (grpc.StatusCode.INTERNAL, "OWNER_CLEANUP_FAILED"),
     "interaction_fail_stop": (grpc.StatusCode.INTERNAL, "INTERACTION_FAIL_STOP"),

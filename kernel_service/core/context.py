@@ -12,6 +12,7 @@ from kernel_service.core.backend import BackendRegistry
 from kernel_service.core.errors import (
     HostDrainingError,
     KernelError,
+    PersistenceFailedError,
     SessionPermanentlyQuarantinedError,
     SessionQuarantinedError,
     describe,
@@ -23,6 +24,7 @@ from kernel_service.core.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.run import Run
 from kernel_service.core.store import SessionStore
 from kernel_service.core.tasks import TaskOwner
+from kernel_service.core.turn_ends import PendingTurnEnds
 
 log = logging.getLogger("kernel_service.core")
 
@@ -81,6 +83,17 @@ class KernelContext:
     tasks: TaskOwner = field(default_factory=TaskOwner)
     sessions: dict[str, SessionRuntime] = field(default_factory=dict)
     draining: bool = False
+    #: Turn ends the store refused, recorded again until it takes them.
+    turn_ends: PendingTurnEnds = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.turn_ends = PendingTurnEnds(
+            append=self.append,
+            update_header=self.store.update_header,
+            tasks=self.tasks,
+            new_id=self.new_id,
+            now=self.now,
+        )
 
     def session(self, session_id: str) -> SessionRuntime:
         runtime = self.sessions.get(session_id)
@@ -96,6 +109,12 @@ class KernelContext:
         failure = runtime.permanent_failure
         if failure is not None:
             return SessionPermanentlyQuarantinedError(runtime.session_id, failure)
+        waiting = self.turn_ends.waiting_turn(runtime.session_id)
+        if waiting is not None:
+            return PersistenceFailedError(
+                f"the end of turn {waiting!r} of session {runtime.session_id!r} is not recorded "
+                "yet: the session store refuses writes; retry once it takes them again"
+            )
         run = runtime.active_run
         if run is not None and run.stopped:
             return SessionQuarantinedError(

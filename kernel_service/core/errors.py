@@ -22,8 +22,9 @@ Every error names a state and says whose fault it is; ``code`` is a stable lower
     └── RuntimeInteractionInvariantError ... interaction_invariant an interaction rule was broken
 
 Cleanup failures are aggregated by :func:`combine_failures`: one failure stays itself, several
-become one :class:`RuntimeOwnerCleanupError` over an :class:`ExceptionGroup`; an owner error is
-never wrapped twice (its causes are flattened into the new group).
+become one :class:`RuntimeOwnerCleanupError` over an :class:`ExceptionGroup` (one
+:class:`PersistenceFailedError` if all of them are refused writes); an owner error is never
+wrapped twice (its causes are flattened into the new group).
 """
 
 from __future__ import annotations
@@ -187,7 +188,8 @@ class BackendUnavailableError(KernelError):
 
 
 class PersistenceFailedError(KernelError):
-    """The session store failed; ``__cause__`` holds the store's own error."""
+    """The session store refused a write or a read (a full disk, an I/O error); ``__cause__``
+    holds the store's own error. Transient: retry once the store takes writes again."""
 
     code = "persistence_failed"
 
@@ -272,7 +274,14 @@ def combine_failures(failures: Iterable[Exception | None]) -> Exception | None:
     for failure in distinct:
         lifted = failure.causes if isinstance(failure, RuntimeOwnerCleanupError) else (failure,)
         flat.extend(cause for cause in lifted if all(cause is not seen for seen in flat))
-    return RuntimeOwnerCleanupError(ExceptionGroup("run cleanup failed", flat))
+    group = ExceptionGroup("run cleanup failed", flat)
+    if all(isinstance(cause, PersistenceFailedError) for cause in flat):
+        # Only writes the store refused (a full disk): the client's answer is that one, and
+        # every cause stays in the message and in __cause__.
+        refused = PersistenceFailedError(f"{len(flat)} writes failed: {describe_all(flat)}")
+        refused.__cause__ = group
+        return refused
+    return RuntimeOwnerCleanupError(group)
 
 
 def contains_failure(failure: object, expected: object) -> bool:

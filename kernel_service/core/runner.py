@@ -30,6 +30,7 @@ from kernel_service.core.backend import (
 )
 from kernel_service.core.context import KernelContext, SessionRuntime
 from kernel_service.core.errors import (
+    PersistenceFailedError,
     RuntimeInteractionFailStopError,
     RuntimeInteractionInvariantError,
     SessionBusyError,
@@ -56,6 +57,7 @@ from kernel_service.core.events import (
 from kernel_service.core.generation import Generation
 from kernel_service.core.owners import InteractionOwnerHandle, MessageOwnerHandle
 from kernel_service.core.run import Run, RunPhase, StartOutcome
+from kernel_service.core.session import HeaderPatch
 from kernel_service.core.store import InteractionRecord
 
 log = logging.getLogger("kernel_service.core")
@@ -191,19 +193,31 @@ class Runner:
                     ts=now,
                 ),
             ]
-            await self._best_effort(failure, ctx.append(run.session_id, entries))
+            patch: HeaderPatch = {"status": "active", "status_updated_at": now}
+            written = await self._best_effort(failure, ctx.append(run.session_id, entries))
+            if not written:
+                ctx.turn_ends.add(
+                    run.session_id, run.turn_id, entries=entries, patch=patch, cause=failure
+                )
+                return
         if run.marked_running:
             patch = {"status": "active", "status_updated_at": now}
-            await self._best_effort(failure, ctx.store.update_header(run.session_id, patch))  # type: ignore[arg-type]
+            if not await self._best_effort(failure, ctx.store.update_header(run.session_id, patch)):
+                ctx.turn_ends.add(
+                    run.session_id, run.turn_id, entries=(), patch=patch, cause=failure
+                )
 
     @staticmethod
-    async def _best_effort(primary: Exception, work: object) -> None:
+    async def _best_effort(primary: Exception, work: object) -> bool:
+        """Await *work*; a failure is noted on *primary*. Returns whether it succeeded."""
         try:
             await work  # type: ignore[misc]
         except asyncio.CancelledError:
             raise
         except Exception as secondary:
             primary.add_note(f"also failed while recording it: {describe(secondary)}")
+            return False
+        return True
 
     # -- send ----------------------------------------------------------------------------------
 
@@ -445,20 +459,25 @@ class Runner:
             await asyncio.wait([run.stop_op.outcome])
         elif terminal is not None and run.begun:
             run.ending = True
+            if any(isinstance(f, PersistenceFailedError) for f in run.authority_failures):
+                terminal = "failed"  # some of what the turn did is not on the record
             now = ctx.now()
+            ending: list[StoredMessage] = [
+                TurnState(turn_id=run.turn_id, status=terminal, id=ctx.new_id(), ts=now)
+            ]
+            patch: HeaderPatch = {"status": "active", "status_updated_at": now, "has_unread": True}
             try:
-                await ctx.append(
-                    run.session_id,
-                    [TurnState(turn_id=run.turn_id, status=terminal, id=ctx.new_id(), ts=now)],
-                )
-                await ctx.store.update_header(
-                    run.session_id,
-                    {"status": "active", "status_updated_at": now, "has_unread": True},
-                )
+                await ctx.append(run.session_id, ending)
+                ending = []
+                await ctx.store.update_header(run.session_id, patch)
             except asyncio.CancelledError:
                 raise
             except Exception as failure:
                 failures.append(failure)
+                # Never left running: recorded as soon as the store takes writes again.
+                ctx.turn_ends.add(
+                    run.session_id, run.turn_id, entries=ending, patch=patch, cause=failure
+                )
         if run.interaction is not None:
             if run.interaction.closing:
                 # Closed by the stop, which reports the outcome; wait for it, report nothing.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypedDict
@@ -97,19 +98,44 @@ class SessionPage:
     next_page_token: str = ""
 
 
+#: Page tokens are opaque to clients: urlsafe base64 (unpadded) of a small versioned JSON array,
+#: ``[version, "sessions", created_at, session_id]``. Anything else is refused as malformed.
+PAGE_TOKEN_VERSION: Final = 1
+MAX_PAGE_TOKEN_CHARS: Final = 1024
+_MAX_CURSOR_INT: Final = 2**63 - 1
+
+
 def encode_page_token(created_at: int, session_id: str) -> str:
     """An opaque cursor: the last session of a page (sessions are ordered newest first)."""
-    raw = f"{created_at}:{session_id}".encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    raw = json.dumps(
+        [PAGE_TOKEN_VERSION, "sessions", created_at, session_id], separators=(",", ":")
+    )
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
 def decode_page_token(token: str) -> tuple[int, str]:
-    """The cursor of :func:`encode_page_token`; a malformed token is the caller's fault."""
+    """The cursor of :func:`encode_page_token`; a malformed token is the caller's fault
+    (:class:`~kernel_service.core.errors.InvalidRequestError` on ``page_token``), whatever it
+    holds: it never reaches the store unchecked."""
     from kernel_service.core.errors import InvalidRequestError
 
+    refused = InvalidRequestError(
+        "page_token", "not a token this server issued; pass back a next_page_token unchanged"
+    )
+    if len(token) > MAX_PAGE_TOKEN_CHARS:
+        raise refused
     try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-        created_at, session_id = raw.split(":", 1)
-        return int(created_at), session_id
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        value = json.loads(raw.decode())
     except (ValueError, UnicodeDecodeError) as error:
-        raise InvalidRequestError("page_token", "not a token this server issued") from error
+        raise refused from error
+    match value:
+        case [int(version), "sessions", int(created_at), str(session_id)] if (
+            version == PAGE_TOKEN_VERSION
+            and type(version) is int
+            and type(created_at) is int
+            and 0 <= created_at <= _MAX_CURSOR_INT
+            and 0 < len(session_id) <= 256
+        ):
+            return created_at, session_id
+    raise refused

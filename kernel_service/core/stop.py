@@ -22,6 +22,7 @@ from kernel_service.core.context import KernelContext
 from kernel_service.core.errors import combine_failures
 from kernel_service.core.events import StoredMessage, SystemNote, TurnState
 from kernel_service.core.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.session import HeaderPatch
 
 
 @dataclass(eq=False)
@@ -158,20 +159,25 @@ class StopCoordinator:
                 ts=now,
             ),
         ]
+        patch: HeaderPatch = {"status": "aborted", "status_updated_at": now}
         try:
             await ctx.append(run.session_id, entries)
+            entries = []
         except asyncio.CancelledError:
             raise
         except Exception as failure:
             failures.append(failure)
         try:
-            await ctx.store.update_header(
-                run.session_id, {"status": "aborted", "status_updated_at": now}
-            )
+            await ctx.store.update_header(run.session_id, patch)
         except asyncio.CancelledError:
             raise
         except Exception as failure:
             failures.append(failure)
+        if failures:
+            # Never left running: recorded as soon as the store takes writes again.
+            ctx.turn_ends.add(
+                run.session_id, run.turn_id, entries=entries, patch=patch, cause=failures[0]
+            )
         op.projected = True
         return failures
 

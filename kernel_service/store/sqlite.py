@@ -33,6 +33,7 @@ from typing import Any, Literal, TypeVar
 
 from kernel_service.core.errors import (
     InteractionAlreadyResolvedError,
+    InvalidRequestError,
     NotFoundError,
     OperationConflictError,
     PersistenceFailedError,
@@ -184,6 +185,9 @@ class SqliteSessionStore:
             raise StoreClosedError(f"the owner of {self._lease.root.path} has closed")
         try:
             return work(self._conn)
+        except OverflowError as error:
+            # A request's number SQLite cannot hold (beyond 64 bits): the caller's fault.
+            raise InvalidRequestError("request", f"a number is out of range ({error})") from error
         except sqlite3.Error as error:
             raise PersistenceFailedError(f"sqlite: {error}") from error
 
@@ -192,10 +196,13 @@ class SqliteSessionStore:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 result = work(conn)
+                conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk at COMMIT) or not: a
+                # transaction left open would refuse every later write.
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
             return result
 
         return await self._call(transaction)

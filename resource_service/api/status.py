@@ -36,7 +36,8 @@ STATUS_BY_CODE: Final[Mapping[str, tuple[grpc.StatusCode, str]]] = {
     "operation_conflict": (grpc.StatusCode.ABORTED, "OPERATION_CONFLICT"),
     "host_draining": (grpc.StatusCode.UNAVAILABLE, "HOST_DRAINING"),
     "resource_exhausted": (grpc.StatusCode.RESOURCE_EXHAUSTED, "RESOURCE_EXHAUSTED"),
-    "persistence_failed": (grpc.StatusCode.INTERNAL, "PERSISTENCE_FAILED"),
+    # A refused write (a full disk): the client may retry once the store takes writes again.
+    "persistence_failed": (grpc.StatusCode.UNAVAILABLE, "PERSISTENCE_FAILED"),
     "internal_failure": (grpc.StatusCode.INTERNAL, "INTERNAL_FAILURE"),
 }
 

@@ -17,11 +17,13 @@ from typing import Any, Final, Literal, TypeVar
 
 from resource_service.core._child import ChildProcess, ExitStatus, child_environment
 from resource_service.core._live import LiveRun, TerminationReason
+from resource_service.core._pending import PendingRecords
 from resource_service.core.config import ShellRunConfig
 from resource_service.core.errors import (
     InternalFailureError,
     PersistenceFailedError,
     ResourceError,
+    StoreClosedError,
 )
 from resource_service.core.pipes import PipesProcess
 from resource_service.core.pty import PtyRunProcess
@@ -69,10 +71,17 @@ class RunSupervisor:
         #: Set when the host can wait no longer (its shutdown grace ran out): every termination,
         #: running or to come, skips the rest of its grace period and goes straight to SIGKILL.
         self.hurry = asyncio.Event()
+        #: Terminal records the store refused (a full disk), written again until it takes them.
+        self.pending = PendingRecords(
+            write=lambda record: self.store_call(
+                self._store.update(record), record.ref, write=True
+            ),
+            committed=lambda record: self._notify("changed", record),
+        )
 
     async def launch(self, run: LiveRun, request: BashInput) -> ShellRunRecord:
         try:
-            record = await self.store_call(self._store.insert(run.record), run.ref)
+            record = await self.store_call(self._store.insert(run.record), run.ref, write=True)
         except BaseException as error:
             self.drop(run, None, error)
             raise
@@ -124,9 +133,21 @@ class RunSupervisor:
                         run.record.started(process=process.identity, now=self._now())
                     ),
                     run.ref,
+                    write=True,
                 )
             except BaseException as error:
                 await self.abandon_process(run, process)
+                if _transient(error):
+                    # The ``starting`` record is committed: its end must be too, later.
+                    self.pending.add(
+                        run.record.finished(
+                            status="failed",
+                            now=self._now(),
+                            output=run.output(),
+                            message=f"Command could not be recorded as running ({error}); "
+                            "its process was killed",
+                        )
+                    )
                 self.drop(run, None, error)
                 raise
             run.record = started
@@ -224,10 +245,18 @@ class RunSupervisor:
                 exit_code=status.exit_code,
             )
         try:
-            final = await self.store_call(self._store.update(final), run.ref)
+            final = await self.store_call(self._store.update(final), run.ref, write=True)
         except BaseException as error:
-            self.drop(run, None, error)
-            raise
+            if not _transient(error):
+                self.drop(run, None, error)
+                raise
+            self.pending.add(final)
+            failure = PersistenceFailedError(
+                f"{run.ref} ended ({final.status}) but the store refused its record "
+                f"({error}); it is written as soon as the store takes writes again"
+            )
+            self.drop(run, None, failure)
+            raise failure from error
         self.drop(run, final, None)
         return final
 
@@ -320,23 +349,42 @@ class RunSupervisor:
         if run.inserted:
             self._notify("closing", run.record)
 
-    async def store_call(self, call: Coroutine[Any, Any, _T], ref: str | None) -> _T:
+    async def store_call(
+        self, call: Coroutine[Any, Any, _T], ref: str | None, *, write: bool = False
+    ) -> _T:
+        """Await a store call. Only a broken invariant of the host's own state trips the
+        fail-stop latch: the store's owner lease is gone (``StoreClosedError``: this process no
+        longer owns its data) or the stored state diverged from the host's
+        (``InternalFailureError``). A write the store refuses (``PersistenceFailedError``: a
+        full disk) fails this call only; a value the store cannot take is the caller's."""
+        where = f" for {ref}" if ref else ""
         try:
-            return await call
-        except PersistenceFailedError as error:
-            self._fail(f"the shell-run store failed{f' for {ref}' if ref else ''}", error)
+            result = await call
+        except StoreClosedError as error:
+            self._fail(f"the shell-run store refuses every call{where}: {error}", error)
+            raise
+        except InternalFailureError as error:
+            self._fail(f"the shell-run store diverged{where}: {error}", error)
             raise
         except (ResourceError, asyncio.CancelledError):
             raise
         except Exception as error:
-            self._fail("the shell-run store raised an unexpected error", error)
-            raise PersistenceFailedError(f"the shell-run store failed: {error}") from error
+            log.exception("the shell-run store failed unexpectedly%s", where)
+            raise InternalFailureError(f"the shell-run store failed unexpectedly{where}") from error
+        if write:
+            self.pending.store_accepts_writes()
+        return result
 
     def own(self, coro: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
+
+
+def _transient(error: BaseException) -> bool:
+    """A write the store refused but may take later (not a lost store, not a divergence)."""
+    return isinstance(error, PersistenceFailedError) and not isinstance(error, StoreClosedError)
 
 
 def _signal_name(number: int) -> str:

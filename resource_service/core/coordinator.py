@@ -2,8 +2,8 @@
 
 It adds what the manager does not know about: sessions (admission), client connections (leases
 die with them), residency (one token per active background run, returned exactly once) and the
-host's fail-stop latch, ``request_drain`` — tripped only when state was lost or an invariant
-broke, never for a conflict or bad input.
+host's fail-stop latch, ``request_drain`` — tripped only when an invariant of the host's own
+state broke (see :mod:`.errors`), never for anything a request carries.
 """
 
 from __future__ import annotations
@@ -486,15 +486,15 @@ class HostRuntimeResourceCoordinator:
 
     @contextlib.contextmanager
     def _internal_failures(self, operation: str) -> Iterator[None]:
-        """Domain errors pass through; anything else is an internal failure, which trips the
-        fail-stop latch."""
+        """Domain errors pass through; anything else is an internal failure of this request
+        only. It does not trip the fail-stop latch: what one request carries must never take
+        the host down (the latch is for the host's own state, see :mod:`.errors`)."""
         try:
             yield
         except ResourceError:
             raise
         except Exception as error:
             log.exception("%s failed unexpectedly", operation)
-            self._request_drain(f"{operation} failed unexpectedly: {error}")
             raise InternalFailureError(f"{operation} failed unexpectedly") from error
 
 

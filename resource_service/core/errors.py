@@ -11,14 +11,19 @@ layer maps codes to gRPC status codes and ``ErrorInfo`` reasons in one table.
     │   └── ShellRunPtyControlClosedError   operation_conflict  the PTY is ending or has ended
     ├── HostDrainingError                   host_draining       nobody's: the host shuts down
     ├── ResourceExhaustedError              resource_exhausted  a limit: too many live runs/PTYs
-    ├── PersistenceFailedError              persistence_failed  the host's: a change was not stored
+    ├── PersistenceFailedError              persistence_failed  the store refused a write (a full
+    │   │                                                       disk): transient, retry later
     │   └── StoreClosedError                persistence_failed  the store's owner has closed
     └── InternalFailureError                internal_failure    the host's: an invariant broke
 
 Errors about a field of the request carry its snake_case name in ``field``.
 
-Only ``PersistenceFailedError`` and ``InternalFailureError`` mean lost state: the coordinator trips
-the host's fail-stop latch for those and never for anything else.
+The host's fail-stop latch trips only for a broken invariant of its own state, never for
+anything a request carries: a process that survives SIGKILL, a run's supervision that crashed,
+the store's owner lease lost (``StoreClosedError``) and a stored record that is not the one this
+host wrote (``InternalFailureError`` from the store). A refused write (``PersistenceFailedError``)
+fails the call that made it and nothing else; an unexpected error inside one request fails that
+request.
 """
 
 from __future__ import annotations
@@ -100,7 +105,8 @@ class ResourceExhaustedError(ResourceError):
 
 
 class PersistenceFailedError(ResourceError):
-    """A state change could not be committed; ``__cause__`` holds the store's error."""
+    """A state change could not be committed (a full disk, an I/O error); ``__cause__`` holds
+    the store's error. Nothing changed; retrying once the store takes writes again can work."""
 
     code = "persistence_failed"
 

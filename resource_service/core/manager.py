@@ -8,7 +8,9 @@ change is committed to the store before anyone can observe it.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import json
 import logging
 import time
 import uuid
@@ -26,6 +28,7 @@ from resource_service.core.errors import (
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
+    PersistenceFailedError,
     ResourceExhaustedError,
     ShellRunPtyControlClosedError,
 )
@@ -330,7 +333,7 @@ class ShellRunProcessManager:
         more = len(records) > limit
         records = records[:limit]
         runs = tuple(self._with_live_output(record) for record in records)
-        token = f"{runs[-1].created_at}.{runs[-1].id}" if more and runs else ""
+        token = _page_token(runs[-1]) if more and runs else ""
         return ShellRunPage(runs=runs, next_page_token=token)
 
     async def watch(
@@ -500,6 +503,7 @@ class ShellRunProcessManager:
     async def close(self) -> DrainReport:
         """Drain, wait for every task the manager owns, and end all watches; idempotent."""
         report = await self.drain()
+        await self._runs.pending.close()
         while self._runs.tasks:
             await asyncio.gather(*list(self._runs.tasks), return_exceptions=True)
         self._closed = True
@@ -527,6 +531,13 @@ class ShellRunProcessManager:
     async def _load(self, session_id: str, ref: str) -> ShellRunRecord:
         check_session_id(session_id)
         parse_ref(ref)
+        if ref in self._runs.pending:
+            # Its committed record still says it runs; reporting that would be wrong, and its
+            # end is not committed yet, so it cannot be reported either.
+            raise PersistenceFailedError(
+                f"{ref} has ended, but the store refused its final record; it is written as "
+                "soon as the store takes writes again: retry then"
+            )
         record = await self._runs.store_call(self._store.get(ref), None)
         if record is None or record.session_id != session_id:
             raise NotFoundError(f"no run {ref} in session {session_id}", field="ref")
@@ -578,14 +589,48 @@ def _drain_report(runs: list[LiveRun]) -> DrainReport:
     return DrainReport(ended=dict(ended), lost=lost, unfinished=tuple(unfinished))
 
 
+#: Page tokens are opaque to clients: urlsafe base64 (unpadded) of a small versioned JSON array,
+#: ``[version, "runs", created_at, run_id]``. Anything else is refused as malformed.
+_PAGE_TOKEN_VERSION = 1
+_MAX_PAGE_TOKEN_CHARS = 1024
+_MAX_CURSOR_INT = 2**63 - 1
+
+
+def _page_token(record: ShellRunRecord) -> str:
+    raw = json.dumps(
+        [_PAGE_TOKEN_VERSION, "runs", record.created_at, record.id], separators=(",", ":")
+    )
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
 def _parse_page_token(token: str) -> tuple[int, str] | None:
+    """The cursor inside a token :func:`_page_token` issued; whatever else a client sends is
+    :class:`InvalidRequestError` on ``page_token`` and never reaches the store."""
     if not token:
         return None
-    created, _, run_id = token.partition(".")
+    refused = InvalidRequestError(
+        "malformed page_token: not a token this service issued; pass back a next_page_token "
+        "unchanged",
+        field="page_token",
+    )
+    if len(token) > _MAX_PAGE_TOKEN_CHARS:
+        raise refused
     try:
-        return int(created), format_ref(run_id)
-    except ValueError:
-        raise InvalidRequestError("malformed page_token", field="page_token") from None
+        value = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode())
+    except (ValueError, UnicodeDecodeError):
+        raise refused from None
+    match value:
+        case [int(version), "runs", int(created_at), str(run_id)] if (
+            type(version) is int
+            and version == _PAGE_TOKEN_VERSION
+            and type(created_at) is int
+            and 0 <= created_at <= _MAX_CURSOR_INT
+        ):
+            try:
+                return created_at, format_ref(run_id)
+            except ValueError:
+                raise refused from None
+    raise refused
 
 
 def _remove(items: list[Any], item: Any) -> None:

@@ -29,7 +29,13 @@ from typing import Final, TypeVar
 
 from maka_common.storage_root import RootLease
 from resource_service.core.admission import SessionInfo
-from resource_service.core.errors import PersistenceFailedError, StoreClosedError
+from resource_service.core.errors import (
+    InternalFailureError,
+    InvalidRequestError,
+    PersistenceFailedError,
+    ResourceError,
+    StoreClosedError,
+)
 from resource_service.core.records import ShellRunRecord
 from resource_service.store._codec import record_from_json, record_to_json
 
@@ -197,7 +203,7 @@ class SqliteShellRunStore:
                 )
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                _rollback(db)
                 raise
 
         await self._call(save_session)
@@ -285,13 +291,14 @@ class SqliteShellRunStore:
                     ),
                 )
                 if cursor.rowcount != 1:
-                    raise PersistenceFailedError(
+                    # Not the disk's fault: what is stored is not what this host wrote.
+                    raise InternalFailureError(
                         f"{stored.ref} revision {stored.revision - 1} is not the stored active "
                         "revision; refusing to overwrite it"
                     )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _rollback(db)
             raise
         self._change_seq = stored.change_seq
         return stored
@@ -312,7 +319,16 @@ class SqliteShellRunStore:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor, fn)
-        except PersistenceFailedError:
+        except ResourceError:
             raise
+        except OverflowError as error:
+            # A request's number SQLite cannot hold (beyond 64 bits): the caller's fault.
+            raise InvalidRequestError(f"a value is out of range: {error}", field="") from error
         except (sqlite3.Error, OSError, ValueError, KeyError) as error:
             raise PersistenceFailedError(f"shell-run store {self.path}: {error}") from error
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    """Roll back a failed transaction; SQLite may already have (a full disk at COMMIT)."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")

@@ -17,7 +17,7 @@ from maka_common.storage_root import (
     try_acquire_root_owner,
 )
 from resource_service.core import (
-    PersistenceFailedError,
+    InternalFailureError,
     PipesOutput,
     ProcessIdentity,
     ShellRunRecord,
@@ -79,12 +79,13 @@ async def test_updates_are_compare_and_set_and_terminal_records_never_change(
     stored = await store.insert(record("a"))
     running = await store.update(stored.started(process=ProcessIdentity(1, 2, "boot"), now=1100))
     assert (running.revision, running.change_seq) == (2, 2)
-    with pytest.raises(PersistenceFailedError, match="not the stored active revision"):
+    # Not a refused write but a divergence from what this host wrote: an internal failure.
+    with pytest.raises(InternalFailureError, match="not the stored active revision"):
         await store.update(stored.started(process=ProcessIdentity(1, 2, "boot"), now=1100))
     done = await store.update(running.finished(status="completed", now=1200, output=PipesOutput()))
     # A forged "next revision" of a terminal record is refused by the store as well.
     forged = dataclasses.replace(done, revision=done.revision + 1, status="running")
-    with pytest.raises(PersistenceFailedError):
+    with pytest.raises(InternalFailureError):
         await store.update(forged)
     assert await store.get(done.ref) == done
 

@@ -1295,7 +1295,9 @@ class ListSessionsRequest(_message.Message):
     page_size: _builtins.int
     """Most sessions to return, 1 to 500; 0 means 50."""
     page_token: _builtins.str
-    """The next_page_token of the previous page; empty for the first page."""
+    """The next_page_token of the previous page; empty for the first page. Tokens are opaque:
+    pass one back unchanged; anything else is INVALID_ARGUMENT (field page_token).
+    """
     archived: _builtins.bool
     """Only archived (true) or only unarchived (false) sessions; unset for both."""
     label: _builtins.str
@@ -1327,7 +1329,7 @@ class ListSessionsResponse(_message.Message):
     SESSIONS_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
-    """The token for the next page; empty on the last page."""
+    """The token for the next page (opaque); empty on the last page."""
     @_builtins.property
     def sessions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Session]:
         """The sessions, newest first."""

@@ -876,7 +876,9 @@ class ListRunsRequest(_message.Message):
     page_size: _builtins.int
     """At most this many runs, 1 to 500; 0 means 50."""
     page_token: _builtins.str
-    """next_page_token of the previous page; empty for the first page."""
+    """next_page_token of the previous page; empty for the first page. Tokens are opaque: pass
+    one back unchanged; anything else is INVALID_ARGUMENT (field page_token).
+    """
     def __init__(
         self,
         *,
@@ -901,7 +903,7 @@ class ListRunsResponse(_message.Message):
     RUNS_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
-    """Pass as page_token for the next page; empty on the last page."""
+    """Pass as page_token for the next page (opaque); empty on the last page."""
     @_builtins.property
     def runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___Run]:
         """The runs, oldest first."""
