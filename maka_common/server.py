@@ -12,8 +12,9 @@ A service plugs in through :class:`Service`. Life of a process::
 ``ServerHost.shutdown()`` is single-flight: every caller (the RPC, each signal) awaits the same
 drain and gets the same report. A second SIGINT/SIGTERM while draining stops at once.
 Interceptors passed to :func:`serve` are the hook for authentication at the servicer
-boundary. Every connection follows the keepalive policy shared with the clients
-(:mod:`maka_client.keepalive`).
+boundary; they run after the request guard (:mod:`maka_common.request_guard`: size limits and
+decoding with ``ErrorInfo``). Every connection follows the keepalive policy shared with the
+clients (:mod:`maka_client.keepalive`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
 from maka_common.config import CommonConfig
 from maka_common.reflection import enable_reflection
+from maka_common.request_guard import RequestGuard, RequestLimits
 
 log = logging.getLogger("maka.server")
 
@@ -145,9 +147,11 @@ async def serve(
     except StartupError as error:
         sys.stderr.write(f"{host.name}: error: {error}\n")
         return 1
+    limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
     server = grpc.aio.server(
-        interceptors=tuple(interceptors),
-        options=server_options(keepalive),
+        # The guard first: a request too large or undecodable is refused before anything else.
+        interceptors=(RequestGuard(limits, domain=f"{config.service}.maka"), *interceptors),
+        options=[*server_options(keepalive), *limits.server_options()],
     )
     try:
         service.register(server)
