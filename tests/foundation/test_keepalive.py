@@ -23,10 +23,10 @@ from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 from maka_common.server import server_options
 
 ROOT = Path(__file__).resolve().parents[2]
-#: A policy 300 times faster than the real one: pings every 100 ms.
-FAST = KeepalivePolicy(ping_interval_ms=100, ping_timeout_ms=5_000)
-#: How long the stream stays idle: about 20 client pings.
-IDLE_SECONDS = 20 * FAST.ping_interval_ms / 1000
+#: The policy 30 times faster: pings every second (gRPC's shortest keepalive interval).
+FAST = KeepalivePolicy(ping_interval_ms=1000, ping_timeout_ms=5_000)
+#: A default gRPC server sends GOAWAY at the third early ping; the policy holds twice as many.
+PINGS = 6
 
 
 class HealthServer:
@@ -58,8 +58,10 @@ async def default_server() -> AsyncIterator[HealthServer]:
     await started.server.stop(None)
 
 
-async def idle_watch(address: str, policy: KeepalivePolicy) -> tuple[grpc.aio.Channel, Any]:
-    """A health Watch on a channel with *policy*, left idle for IDLE_SECONDS.
+async def idle_watch(
+    address: str, policy: KeepalivePolicy, seconds: float
+) -> tuple[grpc.aio.Channel, Any]:
+    """A health Watch on a channel with *policy*, left idle for up to *seconds*.
 
     Returns the channel and either the pending read of the next change (the stream is still
     open) or the error the stream ended with.
@@ -69,7 +71,7 @@ async def idle_watch(address: str, policy: KeepalivePolicy) -> tuple[grpc.aio.Ch
     first = await call.read()
     assert first.status == health_pb2.HealthCheckResponse.SERVING
     reader = asyncio.ensure_future(call.read())
-    done, _ = await asyncio.wait({reader}, timeout=IDLE_SECONDS)
+    done, _ = await asyncio.wait({reader}, timeout=seconds)
     if not done:
         return channel, reader
     error = reader.exception()
@@ -81,7 +83,8 @@ async def idle_watch(address: str, policy: KeepalivePolicy) -> tuple[grpc.aio.Ch
 async def test_an_idle_stream_survives_many_pings_under_the_policy(
     policy_server: HealthServer,
 ) -> None:
-    channel, reader = await idle_watch(policy_server.address, FAST)
+    idle = PINGS * FAST.ping_interval_ms / 1000 + 0.5
+    channel, reader = await idle_watch(policy_server.address, FAST, idle)
     assert not isinstance(reader, grpc.aio.AioRpcError), reader
     # The stream carries on: a change made after the idle period arrives on it.
     await policy_server.servicer.set("", health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -95,7 +98,8 @@ async def test_the_same_pings_get_goaway_from_a_default_grpc_server(
 ) -> None:
     """Without the server side of the policy the very same client is cut off: the failure the
     policy fixes, and proof that the client really pings."""
-    _, outcome = await idle_watch(default_server.address, FAST)
+    # It happens after about three pings; waiting longer only costs time when the test fails.
+    _, outcome = await idle_watch(default_server.address, FAST, 4 * PINGS)
     assert isinstance(outcome, grpc.aio.AioRpcError), "a default server let early pings pass"
     assert outcome.code() == grpc.StatusCode.UNAVAILABLE
     assert "too many pings" in (outcome.details() or "").lower()
@@ -158,12 +162,12 @@ _GOAWAY_SCRIPT = textwrap.dedent(
         health_pb2_grpc.add_HealthServicer_to_server(health.aio.HealthServicer(), server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
-        options = KeepalivePolicy(ping_interval_ms=100).client_options()
+        options = KeepalivePolicy(ping_interval_ms=1000).client_options()
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=options) as channel:
             call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest())
             await call.read()
             try:
-                await asyncio.wait_for(call.read(), 10)
+                await asyncio.wait_for(call.read(), 20)
             except grpc.aio.AioRpcError as error:
                 print("ended:", error.details())
         await server.stop(None)
