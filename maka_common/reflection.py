@@ -90,6 +90,7 @@ class DescriptorIndex:
         self._serialized: dict[str, bytes] = {}
         self._symbols: dict[str, str] = {}
         self._extensions: dict[tuple[str, int], str] = {}
+        self._messages: set[str] = set()
         for proto in files:
             self._files[proto.name] = proto
             self._serialized[proto.name] = proto.SerializeToString()
@@ -115,6 +116,7 @@ class DescriptorIndex:
     def _message(self, message: descriptor_pb2.DescriptorProto, scope: str, filename: str) -> None:
         name = f"{scope}{message.name}"
         self._add(name, filename)
+        self._messages.add(name)
         for field in message.field:
             self._add(f"{name}.{field.name}", filename)
         for oneof in message.oneof_decl:
@@ -158,11 +160,7 @@ class DescriptorIndex:
         return filename in self._files
 
     def is_message(self, name: str) -> bool:
-        filename = self.file_of(name)
-        return filename is not None and any(
-            f"{self._files[filename].package}.{message.name}" == name.lstrip(".")
-            for message in self._files[filename].message_type
-        )
+        return name.lstrip(".") in self._messages
 
     def extension_file(self, containing_type: str, number: int) -> str | None:
         return self._extensions.get((containing_type.lstrip("."), number))

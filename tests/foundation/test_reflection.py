@@ -129,12 +129,21 @@ def test_unknown_symbols_and_files_are_not_found(
         reflection_pb2.ServerReflectionRequest(file_containing_symbol="maka.kernel.v1.Nope"),
         reflection_pb2.ServerReflectionRequest(file_by_filename="nope.proto"),
         reflection_pb2.ServerReflectionRequest(file_by_filename="maka/kernel/v1/kernel.proto"),
+        reflection_pb2.ServerReflectionRequest(
+            all_extension_numbers_of_type="maka.kernel.v1.StartTurnRequest"
+        ),
+        reflection_pb2.ServerReflectionRequest(all_extension_numbers_of_type="maka.Nope"),
     )
     assert [a.WhichOneof("message_response") for a in answers] == [
         "error_response",
         "error_response",
         "file_descriptor_response",
+        "all_extension_numbers_response",
+        "error_response",
     ]
+    numbers = answers[3].all_extension_numbers_response
+    assert numbers.base_type_name == "maka.kernel.v1.StartTurnRequest"
+    assert list(numbers.extension_number) == []
     assert answers[0].error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
     reflection.channel.close()
 
