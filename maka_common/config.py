@@ -65,6 +65,25 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 
 
+_BYTE_UNITS = {"": 1, "k": 1024, "kib": 1024, "m": 1024**2, "mib": 1024**2}
+MAX_BYTES_SETTING = 1024**3
+
+
+def byte_size(value: str) -> int:
+    """A size in bytes: a whole number, optionally with ``KiB`` or ``MiB`` (``4MiB``)."""
+    text = value.strip().lower().replace(" ", "")
+    digits = text.rstrip("kimb")
+    unit = text[len(digits) :]
+    if not digits.isdigit() or unit not in _BYTE_UNITS:
+        raise argparse.ArgumentTypeError(
+            f"expected a size in bytes (e.g. 4194304 or 4MiB), got {value!r}"
+        )
+    size = int(digits) * _BYTE_UNITS[unit]
+    if not 1024 <= size <= MAX_BYTES_SETTING:
+        raise argparse.ArgumentTypeError(f"expected 1KiB to 1024MiB, got {value!r}")
+    return size
+
+
 def boolean(value: str) -> bool:
     """A boolean from the environment: 1/true/yes/on or 0/false/no/off (any case; empty: off)."""
     word = value.strip().lower()
@@ -89,6 +108,10 @@ class CommonConfig:
     data_dir: Path
     log_level: str
     shutdown_grace: float
+    #: The largest request message the service takes (bigger: REQUEST_TOO_LARGE).
+    max_request_bytes: int = 4 * 1024 * 1024
+    #: Where the transport stops reading a message (gRPC's own refusal, without ErrorInfo).
+    max_transport_bytes: int = 16 * 1024 * 1024
 
     @property
     def service_data_dir(self) -> Path:
@@ -131,6 +154,22 @@ class SettingsParser:
             default="10",
             metavar="SECONDS",
             help="how long a shutdown lets running work finish before stopping it",
+        )
+        self.add(
+            "max-request-bytes",
+            type=byte_size,
+            default="4MiB",
+            metavar="BYTES",
+            help="largest request message taken; bigger ones are RESOURCE_EXHAUSTED "
+            "(REQUEST_TOO_LARGE)",
+        )
+        self.add(
+            "max-transport-bytes",
+            type=byte_size,
+            default="16MiB",
+            metavar="BYTES",
+            help="where gRPC itself stops reading a message (no ErrorInfo above it); at least "
+            "--max-request-bytes",
         )
 
     def env_names(self, name: str) -> tuple[str, str]:
@@ -197,11 +236,19 @@ class SettingsParser:
 
     def parse(self, argv: Sequence[str] | None) -> tuple[CommonConfig, argparse.Namespace]:
         ns = self.parser.parse_args(argv)
+        max_request, max_transport = int(ns.max_request_bytes), int(ns.max_transport_bytes)
+        if max_transport < max_request:
+            self.parser.error(
+                f"--max-transport-bytes ({max_transport}) must be at least "
+                f"--max-request-bytes ({max_request})"
+            )
         common = CommonConfig(
             service=self.service,
             listen=ns.listen,
             data_dir=Path(ns.data_dir).expanduser().resolve(),
             log_level=ns.log_level,
             shutdown_grace=float(ns.shutdown_grace),
+            max_request_bytes=max_request,
+            max_transport_bytes=max_transport,
         )
         return common, ns

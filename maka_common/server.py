@@ -11,8 +11,10 @@ A service plugs in through :class:`Service`. Life of a process::
 
 ``ServerHost.shutdown()`` is single-flight: every caller (the RPC, each signal) awaits the same
 drain and gets the same report. A second SIGINT/SIGTERM while draining stops at once.
-Interceptors passed to :func:`run_service` are the hook for authentication at the servicer
-boundary.
+Interceptors passed to :func:`serve` are the hook for authentication at the servicer
+boundary; they run after the request guard (:mod:`maka_common.request_guard`: size limits and
+decoding with ``ErrorInfo``). Every connection follows the keepalive policy shared with the
+clients (:mod:`maka_client.keepalive`).
 """
 
 from __future__ import annotations
@@ -29,9 +31,11 @@ from typing import Any, Protocol
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
 from maka_common.config import CommonConfig
 from maka_common.reflection import enable_reflection
+from maka_common.request_guard import RequestGuard, RequestLimits
 
 log = logging.getLogger("maka.server")
 
@@ -128,12 +132,14 @@ async def serve(
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     handle_signals: bool = True,
+    keepalive: KeepalivePolicy = KEEPALIVE,
 ) -> int:
     """Run *service* until shut down; return the process exit code.
 
     With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (they are
     process-wide): for hosting a server inside another program, such as a test, that ends it
-    through :meth:`ServerHost.shutdown` instead.
+    through :meth:`ServerHost.shutdown` instead. *keepalive* is the ping policy shared with the
+    clients (:mod:`maka_client.keepalive`); tests shrink its intervals.
     """
     host = ServerHost(config, service)
     try:
@@ -141,9 +147,11 @@ async def serve(
     except StartupError as error:
         sys.stderr.write(f"{host.name}: error: {error}\n")
         return 1
+    limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
     server = grpc.aio.server(
-        interceptors=tuple(interceptors),
-        options=[("grpc.so_reuseport", 0)],
+        # The guard first: a request too large or undecodable is refused before anything else.
+        interceptors=(RequestGuard(limits, domain=f"{config.service}.maka"), *interceptors),
+        options=[*server_options(keepalive), *limits.server_options()],
     )
     try:
         service.register(server)
@@ -196,6 +204,11 @@ async def serve(
     finally:
         await server.stop(None)
         await service.close()
+
+
+def server_options(keepalive: KeepalivePolicy = KEEPALIVE) -> list[tuple[str, Any]]:
+    """The gRPC server arguments of every service: no port sharing, the keepalive policy."""
+    return [("grpc.so_reuseport", 0), *keepalive.server_options()]
 
 
 def configure_logging(level: str) -> None:

@@ -9,7 +9,9 @@ installs under ``.tools/``; without them (no Go toolchain) only the Python code 
 
 Output: ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (stubs and servicers) and their typed
 ``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and
-``maka.resource.v1`` import as regular packages.
+``maka.resource.v1`` import as regular packages, and ``maka/descriptors.binpb``: a
+``FileDescriptorSet`` of every proto with its imports and source info (the comments), which the
+services' reflection serves (``maka_common/reflection.py``).
 """
 
 from __future__ import annotations
@@ -34,13 +36,15 @@ TOOLS = ROOT / ".tools"
 GO_TEMPLATE = PROTOS / "buf.gen.go.yaml"
 BIN = Path(sys.executable).parent
 HEADER = '"""Generated from protos/ by scripts/gen_protos.py. Do not edit."""\n'
+#: The descriptor set (with comments) served by reflection, inside the generated package.
+DESCRIPTORS = Path("maka") / "descriptors.binpb"
 
 
 def generate(out: Path) -> None:
     sources = sorted(p.relative_to(PROTOS).as_posix() for p in PROTOS.rglob("*.proto"))
     if not sources:
         raise SystemExit("no .proto files under protos/")
-    out.mkdir(parents=True, exist_ok=True)
+    (out / DESCRIPTORS).parent.mkdir(parents=True, exist_ok=True)
     include = str(resources.files("grpc_tools") / "_proto")
     args = [
         "grpc_tools.protoc",
@@ -52,6 +56,9 @@ def generate(out: Path) -> None:
         f"--mypy_out={out}",
         f"--mypy_grpc_out={out}",
         f"--grpc_python_out={out}",
+        "--include_imports",
+        "--include_source_info",
+        f"--descriptor_set_out={out / DESCRIPTORS}",
         *sources,
     ]
     if protoc.main(args) != 0:

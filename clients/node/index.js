@@ -31,12 +31,24 @@ export const KernelService = loaded.maka.kernel.v1.KernelService;
 /** The resource service stub constructor (maka.resource.v1.ResourceService). */
 export const ResourceService = loaded.maka.resource.v1.ResourceService;
 
-/** Connect to both services over plaintext (loopback deployments). */
+/**
+ * The client side of the one keepalive policy of Maka Runtime (README section "Keepalive";
+ * defined in clients/python/maka_client/keepalive.py): ping every 30 s, also with no call open,
+ * and drop a connection whose ping is not answered within 20 s. The services accept pings as
+ * often as every 10 s, so an idle stream (a turn waiting for an approval) stays up for hours.
+ */
+export const KEEPALIVE_OPTIONS = Object.freeze({
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 20_000,
+  'grpc.keepalive_permit_without_calls': 1,
+});
+
+/** Connect to both services over plaintext (loopback deployments), with KEEPALIVE_OPTIONS. */
 export function connect(kernelAddress, resourceAddress) {
   const credentials = grpc.credentials.createInsecure();
   return {
-    kernel: new KernelService(kernelAddress, credentials),
-    resource: new ResourceService(resourceAddress, credentials),
+    kernel: new KernelService(kernelAddress, credentials, { ...KEEPALIVE_OPTIONS }),
+    resource: new ResourceService(resourceAddress, credentials, { ...KEEPALIVE_OPTIONS }),
     close() {
       this.kernel.close();
       this.resource.close();

@@ -37,6 +37,8 @@ class FakeCallError(grpc.RpcError):
         (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST", errors.InvalidRequestError),
         (grpc.StatusCode.INTERNAL, "INTERNAL_FAILURE", errors.ServerError),
         (grpc.StatusCode.ABORTED, "SOMETHING_NEW", errors.ConflictError),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", errors.ResourceExhaustedError),
+        (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_UNDECODABLE", errors.InvalidRequestError),
     ],
 )
 def test_reason_picks_the_exception(

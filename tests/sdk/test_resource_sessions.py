@@ -12,6 +12,7 @@ from maka_client import (
     InvalidRequestError,
     NotFoundError,
     ResourceClient,
+    ResourceExhaustedError,
     SessionArchivedError,
     sync,
 )
@@ -44,6 +45,16 @@ async def test_register_and_archive_a_session(resource: ResourceClient, workspac
     with pytest.raises(InvalidRequestError) as bad:
         await resource.register_session(session, cwd="relative")
     assert bad.value.field == "cwd"
+
+
+async def test_an_oversized_request_is_a_typed_error_with_the_limit(
+    resource: ResourceClient,
+) -> None:
+    with pytest.raises(ResourceExhaustedError) as refused:
+        await resource.register_session("sdk-too-large", cwd="/" + "d" * 5_000_000)
+    assert refused.value.reason == "REQUEST_TOO_LARGE"
+    assert refused.value.metadata["limit_bytes"] == str(4 * 1024 * 1024)
+    assert int(refused.value.metadata["size_bytes"]) > 5_000_000
 
 
 async def test_run_foreground_announces_its_start(resource: ResourceClient) -> None:

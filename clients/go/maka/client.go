@@ -7,10 +7,12 @@ package maka
 
 import (
 	"errors"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
@@ -25,14 +27,27 @@ type Client struct {
 	Resource     resourcev1.ResourceServiceClient
 }
 
-// Dial connects to the kernel and resource services (plaintext, loopback deployments).
+// Keepalive is the client side of the one keepalive policy of Maka Runtime (README section
+// "Keepalive"; defined in clients/python/maka_client/keepalive.py): ping every 30 s, also with
+// no call open, and drop a connection whose ping is not answered within 20 s. The services
+// accept pings as often as every 10 s, so an idle stream (a turn waiting for an approval, an
+// attached PTY) stays up for hours.
+var Keepalive = keepalive.ClientParameters{
+	Time:                30 * time.Second,
+	Timeout:             20 * time.Second,
+	PermitWithoutStream: true,
+}
+
+// Dial connects to the kernel and resource services (plaintext, loopback deployments) with
+// the Keepalive policy.
 func Dial(kernelAddress, resourceAddress string) (*Client, error) {
 	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
-	kernelConn, err := grpc.NewClient(kernelAddress, creds)
+	pings := grpc.WithKeepaliveParams(Keepalive)
+	kernelConn, err := grpc.NewClient(kernelAddress, creds, pings)
 	if err != nil {
 		return nil, err
 	}
-	resourceConn, err := grpc.NewClient(resourceAddress, creds)
+	resourceConn, err := grpc.NewClient(resourceAddress, creds, pings)
 	if err != nil {
 		kernelConn.Close()
 		return nil, err

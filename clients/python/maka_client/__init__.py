@@ -3,31 +3,66 @@
 ``maka_client.aio`` has the asyncio clients, ``maka_client.sync`` their blocking twins;
 ``maka_client.errors`` the typed exceptions every call raises. The names below are the pinned
 public surface (``tests/sdk/test_exported_members.py``).
+
+The names load on first use (importing this package does not import ``grpc``), so that the
+``maka`` command line (:mod:`maka_client.cli`) can quiet gRPC's own logging before gRPC loads.
 """
 
-from maka_client import aio, errors, sync
-from maka_client._kernel import KernelClient, TurnStream, is_turn_end
-from maka_client._lease import ControllerLease
-from maka_client._resource import ResourceClient
-from maka_client._resume import ResumableStream
-from maka_client._transport import ClientOptions, ResumePolicy
-from maka_client.errors import (
-    AlreadyResolvedError,
-    ClientClosedError,
-    ConflictError,
-    DrainingError,
-    InvalidRequestError,
-    LeaseLostError,
-    MakaError,
-    NotFoundError,
-    ResourceExhaustedError,
-    ResumeFailedError,
-    ServerError,
-    SessionArchivedError,
-    SessionBusyError,
-    SessionQuarantinedError,
-    UnavailableError,
-)
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from maka_client import aio, errors, sync
+    from maka_client._kernel import KernelClient, TurnStream, is_turn_end
+    from maka_client._lease import ControllerLease
+    from maka_client._resource import ResourceClient
+    from maka_client._resume import ResumableStream
+    from maka_client._transport import ClientOptions, ResumePolicy
+    from maka_client.errors import (
+        AlreadyResolvedError,
+        ClientClosedError,
+        ConflictError,
+        DrainingError,
+        InvalidRequestError,
+        LeaseLostError,
+        MakaError,
+        NotFoundError,
+        ResourceExhaustedError,
+        ResumeFailedError,
+        ServerError,
+        SessionArchivedError,
+        SessionBusyError,
+        SessionQuarantinedError,
+        UnavailableError,
+    )
+
+#: Public name -> the module that defines it (submodules map to themselves).
+_WHERE: dict[str, str] = {
+    "aio": "maka_client.aio",
+    "errors": "maka_client.errors",
+    "sync": "maka_client.sync",
+    "KernelClient": "maka_client._kernel",
+    "TurnStream": "maka_client._kernel",
+    "is_turn_end": "maka_client._kernel",
+    "ControllerLease": "maka_client._lease",
+    "ResourceClient": "maka_client._resource",
+    "ResumableStream": "maka_client._resume",
+    "ClientOptions": "maka_client._transport",
+    "ResumePolicy": "maka_client._transport",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in _WHERE:
+        module = _importlib.import_module(_WHERE[name])
+        value: _typing.Any = module if _WHERE[name].endswith(f".{name}") else getattr(module, name)
+    elif name in __all__:
+        value = getattr(_importlib.import_module("maka_client.errors"), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AlreadyResolvedError",

@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 
 from maka_client.errors import ClientClosedError, client_error, from_rpc_error
+from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class ClientOptions:
     timeout: float = 30.0
     stream_timeout: float | None = None
     resume: ResumePolicy = field(default_factory=ResumePolicy)
+    #: HTTP/2 keepalive (:mod:`maka_client.keepalive`): pings that hold an idle connection up
+    #: for hours and find a dead one; the servers accept exactly this policy.
+    keepalive: KeepalivePolicy = KEEPALIVE
     #: Extra ``grpc`` channel arguments, added after the SDK's own (so they win).
     channel_options: Sequence[tuple[str, Any]] = ()
     #: Sent in ``OpenConnection`` (the resource service logs it).
@@ -65,7 +69,6 @@ _CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 2000),
-    ("grpc.keepalive_time_ms", 30_000),
 )
 
 
@@ -77,7 +80,7 @@ def open_channel(
     """A plaintext channel to *address* (``HOST:PORT``)."""
     return grpc.aio.insecure_channel(
         address,
-        options=[*_CHANNEL_OPTIONS, *options.channel_options],
+        options=[*_CHANNEL_OPTIONS, *options.keepalive.client_options(), *options.channel_options],
         interceptors=list(interceptors) if interceptors else None,
     )
 

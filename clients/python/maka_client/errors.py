@@ -4,6 +4,7 @@
 
     MakaError                       any failed call; .code .reason .domain .metadata
     ├── InvalidRequestError         INVALID_REQUEST       your request is malformed (.field)
+    │                               REQUEST_UNDECODABLE   not a valid protobuf message (raw bytes)
     ├── NotFoundError               NOT_FOUND             no such session / run / request
     ├── ConflictError               OPERATION_CONFLICT    state forbids it now (someone holds it)
     │   ├── AlreadyResolvedError    ALREADY_RESOLVED      the request was answered already
@@ -14,6 +15,8 @@
     ├── SessionQuarantinedError     SESSION_QUARANTINED   a stopped run has not settled
     ├── DrainingError               HOST_DRAINING         the service is shutting down
     ├── ResourceExhaustedError      RESOURCE_EXHAUSTED    a limit (live runs, PTYs)
+    │                               REQUEST_TOO_LARGE     request message above --max-request-bytes
+    │                                                     (.metadata["limit_bytes"], ["size_bytes"])
     ├── UnavailableError            (no reason)           transport: not reachable, deadline
     │   └── ResumeFailedError       (client side)         a stream could not be resumed in time
     ├── ClientClosedError           (client side)         you closed this client
@@ -129,6 +132,8 @@ BY_REASON: dict[str, type[MakaError]] = {
     "SESSION_QUARANTINED": SessionQuarantinedError,
     "HOST_DRAINING": DrainingError,
     "RESOURCE_EXHAUSTED": ResourceExhaustedError,
+    "REQUEST_TOO_LARGE": ResourceExhaustedError,
+    "REQUEST_UNDECODABLE": InvalidRequestError,
 }
 
 BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {
