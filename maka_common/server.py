@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from maka_common.aio import race
 from maka_common.config import CommonConfig
 from maka_common.reflection import enable_reflection
 
@@ -111,15 +112,7 @@ class ServerHost:
             self._drained.set()
 
     async def wait_drained(self) -> None:
-        waiters = [
-            asyncio.ensure_future(self._drained.wait()),
-            asyncio.ensure_future(self._stop_now.wait()),
-        ]
-        try:
-            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for waiter in waiters:
-                waiter.cancel()
+        await race(self._drained.wait(), self._stop_now.wait())
 
 
 async def serve(
