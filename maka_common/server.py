@@ -33,6 +33,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
+from maka_common.aio import race
 from maka_common.config import CommonConfig
 from maka_common.reflection import enable_reflection
 from maka_common.request_guard import RequestGuard, RequestLimits
@@ -115,15 +116,7 @@ class ServerHost:
             self._drained.set()
 
     async def wait_drained(self) -> None:
-        waiters = [
-            asyncio.ensure_future(self._drained.wait()),
-            asyncio.ensure_future(self._stop_now.wait()),
-        ]
-        try:
-            await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for waiter in waiters:
-                waiter.cancel()
+        await race(self._drained.wait(), self._stop_now.wait())
 
 
 async def serve(

@@ -46,6 +46,7 @@ from kernel_service.core.tools import (
     ToolHost,
     ToolHostError,
 )
+from maka_common.aio import Interrupted, unless
 
 log = logging.getLogger("kernel_service.backends")
 
@@ -219,22 +220,10 @@ class TurnControl:
 
     async def interruptible(self, awaitable: Awaitable[T]) -> T:
         """Await *awaitable* unless an immediate stop comes first (then :class:`Stopped`)."""
-        if self._interrupt.is_set():
-            if asyncio.isfuture(awaitable) or asyncio.iscoroutine(awaitable):
-                _discard(awaitable)
-            raise Stopped
-        work = asyncio.ensure_future(awaitable)
-        interrupted = asyncio.ensure_future(self._interrupt.wait())
         try:
-            await asyncio.wait([work, interrupted], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            interrupted.cancel()
-        if not work.done():
-            work.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await work
-            raise Stopped
-        return work.result()
+            return await unless(awaitable, self._interrupt)
+        except Interrupted:
+            raise Stopped from None
 
 
 class ControlledBackend:
@@ -254,13 +243,6 @@ class ControlledBackend:
 
     async def dispose(self) -> None:
         await self.control.dispose()
-
-
-def _discard(awaitable: Any) -> None:
-    if asyncio.iscoroutine(awaitable):
-        awaitable.close()
-    elif asyncio.isfuture(awaitable):
-        awaitable.cancel()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

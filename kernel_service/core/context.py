@@ -23,8 +23,8 @@ from kernel_service.core.log import SessionLog
 from kernel_service.core.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.run import Run
 from kernel_service.core.store import SessionStore
-from kernel_service.core.tasks import TaskOwner
 from kernel_service.core.turn_ends import PendingTurnEnds
+from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")
 

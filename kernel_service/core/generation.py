@@ -15,7 +15,7 @@ from typing import Literal
 
 from kernel_service.core.backend import AgentBackend, StopMode, StopReason
 from kernel_service.core.errors import combine_failures
-from kernel_service.core.tasks import TaskOwner
+from maka_common.aio import TaskOwner
 
 StopState = Literal["idle", "pending", "failed"]
 DisposalState = Literal["live", "disposing", "disposed", "dispose_failed"]

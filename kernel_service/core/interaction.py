@@ -39,7 +39,7 @@ from kernel_service.core.events import (
 from kernel_service.core.owners import CloseReason, InteractionResponder, RunIdentity
 from kernel_service.core.run import Run
 from kernel_service.core.store import InteractionRecord, InteractionStore, Resolution
-from kernel_service.core.tasks import TaskOwner
+from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")
 

@@ -48,6 +48,7 @@ from kernel_service.core.validation import (
     check_source,
     check_text,
 )
+from maka_common.aio import race
 
 log = logging.getLogger("kernel_service.core")
 
@@ -474,13 +475,7 @@ class RuntimeKernel:
 async def _wait_settled(runs: Sequence[Run], seconds: float) -> None:
     if not runs:
         return
-    waiters = [asyncio.ensure_future(run.settled.wait()) for run in runs]
-    try:
-        await asyncio.wait(waiters, timeout=seconds)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        await asyncio.gather(*waiters, return_exceptions=True)
+    await race(asyncio.gather(*(run.settled.wait() for run in runs)), within=seconds)
 
 
 def _failure_of(stop: asyncio.Future[StopOutcome]) -> Exception | None:

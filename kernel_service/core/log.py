@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from kernel_service.core.events import StoredMessage
 from kernel_service.core.store import SessionStore
-from kernel_service.core.tasks import TaskOwner
+from maka_common.aio import TaskOwner
 
 RING_SIZE = 1024
 READ_BATCH = 256

@@ -25,7 +25,7 @@ from kernel_service.core.errors import (
 )
 from kernel_service.core.events import SandboxBoundaryRequest, UserQuestionRequest
 from kernel_service.core.store import InteractionRecord
-from kernel_service.core.tasks import TaskOwner
+from maka_common.aio import TaskOwner
 
 CloseReason = Literal["turn_stopped", "turn_terminal", "timed_out", "host_restarted"]
 

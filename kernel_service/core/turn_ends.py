@@ -28,7 +28,7 @@ from kernel_service.core.errors import (
 )
 from kernel_service.core.events import StoredMessage, SystemNote
 from kernel_service.core.session import HeaderPatch
-from kernel_service.core.tasks import TaskOwner
+from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")
 

@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from maka_common.aio import race
 from resource_service.core import _procfs
 from resource_service.core.records import ProcessIdentity
 
@@ -146,16 +147,7 @@ async def _exits_within(exited: ExitWatch, grace: float, hurry: asyncio.Event | 
         return await exited.wait(grace)
     if hurry.is_set():
         return exited.is_set()
-    waiters = {
-        asyncio.ensure_future(exited.wait(grace)),
-        asyncio.ensure_future(hurry.wait()),
-    }
-    try:
-        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for waiter in waiters:
-            waiter.cancel()
-        await asyncio.gather(*waiters, return_exceptions=True)
+    await race(exited.wait(grace), hurry.wait())
     return exited.is_set()
 
 
