@@ -89,12 +89,22 @@ class SessionQuery:
     label: str | None = None
     page_size: int = 50
     page_token: str = ""
+    #: The page holds at most this many bytes (see :func:`~kernel_service.core.sizes.fitting`),
+    #: and at least one session.
+    max_bytes: int = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SessionPage:
     sessions: tuple[SessionHeader, ...]
     next_page_token: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TurnPage:
+    turns: tuple[TurnRecord, ...]
+    #: Pass as ``after_seq`` for the next page; 0 on the last page.
+    next_after_seq: int = 0
 
 
 def encode_page_token(created_at: int, session_id: str) -> str:

@@ -12,6 +12,7 @@ from maka_client._resource import ResourceClient
 from maka_client._resume import ResumableStream
 from maka_client._transport import ClientOptions, ResumePolicy
 from maka_client.errors import (
+    AlreadyExistsError,
     AlreadyResolvedError,
     ClientClosedError,
     ConflictError,
@@ -19,7 +20,9 @@ from maka_client.errors import (
     InvalidRequestError,
     LeaseLostError,
     MakaError,
+    MessageQueueFullError,
     NotFoundError,
+    OutOfRangeError,
     ResourceExhaustedError,
     ResumeFailedError,
     ServerError,
@@ -30,6 +33,7 @@ from maka_client.errors import (
 )
 
 __all__ = [
+    "AlreadyExistsError",
     "AlreadyResolvedError",
     "ClientClosedError",
     "ClientOptions",
@@ -40,7 +44,9 @@ __all__ = [
     "KernelClient",
     "LeaseLostError",
     "MakaError",
+    "MessageQueueFullError",
     "NotFoundError",
+    "OutOfRangeError",
     "ResourceClient",
     "ResourceExhaustedError",
     "ResumableStream",
