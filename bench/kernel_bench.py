@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import re
 import statistics
@@ -52,6 +53,8 @@ from maka_common.storage_root import resolve_storage_root, try_acquire_root_owne
 LISTENING = re.compile(r"listening on (\S+:\d+)")
 LATENCY_SCRIPT = "/script say hi"
 WORKSPACE = "/tmp/maka-kernel-bench"
+# Sessions need a workspace root that exists.
+os.makedirs(WORKSPACE, exist_ok=True)
 
 Runner = Callable[[str], AsyncIterator[Any]]
 

@@ -40,10 +40,20 @@ from kernel_service.core import (
     KernelError,
     RuntimeKernel,
 )
+from kernel_service.core.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
 from kernel_service.core.tools import HostShutdownReport
+from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import ResourceLink
 from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.config import CommonConfig, SettingsParser, positive_seconds, target_address
+from maka_common.config import (
+    DEFAULT_PAGE_BYTES,
+    PAGE_BYTES_RANGE,
+    CommonConfig,
+    SettingsParser,
+    bounded_int,
+    positive_seconds,
+    target_address,
+)
 from maka_common.server import ServerHost, StartupError, run_main
 from maka_common.storage_root import (
     RootOwner,
@@ -75,6 +85,9 @@ class KernelConfig:
     llm_connections_file: str = ""
     resource_timeout: float = 10.0
     shutdown_resource: bool = True
+    max_page_bytes: int = DEFAULT_PAGE_BYTES
+    max_queued_messages: int = DEFAULT_MAX_MESSAGES
+    max_queued_bytes: int = DEFAULT_MAX_BYTES
 
 
 def _synchronous(value: str) -> str:
@@ -139,6 +152,29 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="yes|no",
         help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
     )
+    settings.add(
+        "max-page-bytes",
+        type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
+        default=str(DEFAULT_PAGE_BYTES),
+        metavar="BYTES",
+        help="most bytes one page of ReadMessages, ListSessions or ListTurns holds (a page "
+        "always holds at least one item)",
+    )
+    settings.add(
+        "max-queued-messages",
+        type=bounded_int(1, 100_000),
+        default=str(DEFAULT_MAX_MESSAGES),
+        metavar="N",
+        help="most messages queued into one running turn (SendMessage); more are "
+        "RESOURCE_EXHAUSTED until the turn takes them",
+    )
+    settings.add(
+        "max-queued-bytes",
+        type=bounded_int(64 * 1024, 1024 * 1024 * 1024, "bytes"),
+        default=str(DEFAULT_MAX_BYTES),
+        metavar="BYTES",
+        help="most bytes of text queued into one running turn (SendMessage)",
+    )
     common, ns = settings.parse(argv)
     return KernelConfig(
         common=common,
@@ -150,6 +186,9 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         llm_connections_file=ns.llm_connections[0],
         resource_timeout=ns.resource_timeout or 10.0,
         shutdown_resource=ns.shutdown_resource,
+        max_page_bytes=int(ns.max_page_bytes),
+        max_queued_messages=int(ns.max_queued_messages),
+        max_queued_bytes=int(ns.max_queued_bytes),
     )
 
 
@@ -239,9 +278,13 @@ class KernelService:
             store=self._store,
             backends=self.backends,
             interaction_authority=self._interactions,
-            message_authority=HostedMessageAuthority(),
+            message_authority=HostedMessageAuthority(
+                max_messages=self.config.max_queued_messages,
+                max_bytes=self.config.max_queued_bytes,
+            ),
             now=now_ms,
             tool_host=self.resources,
+            limits=KernelLimits(max_response_bytes=self.config.max_page_bytes),
         )
 
     def register(self, server: grpc.aio.Server) -> None:

@@ -61,6 +61,27 @@ def positive_seconds(value: str) -> float:
     return seconds
 
 
+def bounded_int(low: int, high: int, unit: str = "") -> Callable[[str], int]:
+    """A validator of a whole number from *low* to *high* (a count or a size in bytes)."""
+    what = f" {unit}" if unit else ""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {value!r}") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"expected {low} to {high}{what}, got {value!r}")
+        return number
+
+    return parse
+
+
+#: Pages stay below a default client's 4 MiB receive limit with room for framing.
+PAGE_BYTES_RANGE = (64 * 1024, 3 * 1024 * 1024)
+DEFAULT_PAGE_BYTES = 2 * 1024 * 1024
+
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})
 

@@ -12,7 +12,14 @@ from typing import Any
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
 
-from maka_common.config import CommonConfig, SettingsParser, positive_seconds
+from maka_common.config import (
+    DEFAULT_PAGE_BYTES,
+    PAGE_BYTES_RANGE,
+    CommonConfig,
+    SettingsParser,
+    bounded_int,
+    positive_seconds,
+)
 from maka_common.server import ServerHost, StartupError, run_main
 from maka_common.storage_root import (
     RootOwner,
@@ -83,6 +90,22 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         help="most PTY runs live at once",
     )
     settings.add(
+        "max-live-runs-per-session",
+        type=bounded_int(0, 100_000),
+        default="0",
+        metavar="N",
+        help="most runs of one session live at once (0: a quarter of --max-live-runs), so one "
+        "session cannot starve the others",
+    )
+    settings.add(
+        "max-page-bytes",
+        type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
+        default=str(DEFAULT_PAGE_BYTES),
+        metavar="BYTES",
+        help="most bytes one page of ListRuns (or the runs an ArchiveSession reply lists with "
+        "their output) holds",
+    )
+    settings.add(
         "termination-grace",
         type=positive_seconds,
         default=str(defaults.termination_grace),
@@ -98,6 +121,8 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
         max_live_ptys=int(ns.max_live_ptys),
+        max_live_runs_per_session=int(ns.max_live_runs_per_session) or None,
+        max_page_bytes=int(ns.max_page_bytes),
         termination_grace=float(ns.termination_grace),
     )
     return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))

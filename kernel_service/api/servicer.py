@@ -106,8 +106,13 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
     async def ListTurns(
         self, request: pb.ListTurnsRequest, context: Context
     ) -> pb.ListTurnsResponse:
-        turns = await self._kernel.list_turns(request.session_id)
-        return pb.ListTurnsResponse(turns=[convert.turn_to_proto(t) for t in turns])
+        page = await self._kernel.turns_page(
+            request.session_id, after_seq=request.after_seq, limit=request.limit or None
+        )
+        return pb.ListTurnsResponse(
+            turns=[convert.turn_to_proto(t) for t in page.turns],
+            next_after_seq=page.next_after_seq,
+        )
 
     @streaming
     async def StartTurn(

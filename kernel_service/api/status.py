@@ -31,7 +31,10 @@ _Response = TypeVar("_Response")
 #: Domain error code -> (gRPC status code, ErrorInfo reason).
 STATUS_BY_CODE: Final[Mapping[str, tuple[grpc.StatusCode, str]]] = {
     "invalid_request": (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"),
+    "out_of_range": (grpc.StatusCode.OUT_OF_RANGE, "OUT_OF_RANGE"),
     "not_found": (grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
+    "already_exists": (grpc.StatusCode.ALREADY_EXISTS, "ALREADY_EXISTS"),
+    "message_queue_full": (grpc.StatusCode.RESOURCE_EXHAUSTED, "MESSAGE_QUEUE_FULL"),
     "session_archived": (grpc.StatusCode.FAILED_PRECONDITION, "SESSION_ARCHIVED"),
     "operation_conflict": (grpc.StatusCode.ABORTED, "OPERATION_CONFLICT"),
     "session_busy": (grpc.StatusCode.ABORTED, "SESSION_BUSY"),

@@ -15,13 +15,16 @@ from kernel_service.core.backend import (
     UserQuestionResponse,
 )
 from kernel_service.core.errors import (
+    AlreadyExistsError,
     BackendUnavailableError,
     HostDrainingError,
     InteractionAlreadyResolvedError,
     InvalidRequestError,
     KernelError,
+    MessageQueueFullError,
     NotFoundError,
     OperationConflictError,
+    OutOfRangeError,
     PersistenceFailedError,
     RuntimeInteractionFailStopError,
     RuntimeInteractionInvariantError,
@@ -62,6 +65,7 @@ from kernel_service.core.validation import KernelLimits
 
 __all__ = [
     "AgentBackend",
+    "AlreadyExistsError",
     "AnsweringAuthority",
     "BackendRegistry",
     "BackendSendInput",
@@ -82,9 +86,11 @@ __all__ = [
     "KernelLimits",
     "MessageAuthority",
     "MessageOwner",
+    "MessageQueueFullError",
     "NewSession",
     "NotFoundError",
     "OperationConflictError",
+    "OutOfRangeError",
     "PersistenceFailedError",
     "QueuedMessage",
     "Resolution",

@@ -19,7 +19,7 @@ from kernel_service.core.errors import (
 )
 from kernel_service.core.events import StoredMessage, SystemNote
 from kernel_service.core.generation import Generation
-from kernel_service.core.log import SessionLog
+from kernel_service.core.log import MAX_ENTRY_BYTES, SessionLog
 from kernel_service.core.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.run import Run
 from kernel_service.core.store import SessionStore
@@ -83,6 +83,8 @@ class KernelContext:
     tasks: TaskOwner = field(default_factory=TaskOwner)
     sessions: dict[str, SessionRuntime] = field(default_factory=dict)
     draining: bool = False
+    #: The largest log entry (see :data:`~kernel_service.core.log.MAX_ENTRY_BYTES`).
+    max_event_bytes: int = MAX_ENTRY_BYTES
     #: Turn ends the store refused, recorded again until it takes them.
     turn_ends: PendingTurnEnds = field(init=False)
 
@@ -98,7 +100,10 @@ class KernelContext:
     def session(self, session_id: str) -> SessionRuntime:
         runtime = self.sessions.get(session_id)
         if runtime is None:
-            runtime = SessionRuntime(session_id, SessionLog(session_id, self.store, self.tasks))
+            session_log = SessionLog(
+                session_id, self.store, self.tasks, max_entry_bytes=self.max_event_bytes
+            )
+            runtime = SessionRuntime(session_id, session_log)
             self.sessions[session_id] = runtime
         return runtime
 

@@ -5,7 +5,10 @@ Every error names a state and says whose fault it is; ``code`` is a stable lower
 
     KernelError
     ├── InvalidRequestError ................ invalid_request      malformed request (``field``)
+    ├── OutOfRangeError .................... out_of_range         a cursor beyond the end of the log
     ├── NotFoundError ...................... not_found            no such session / turn / request
+    ├── AlreadyExistsError ................. already_exists       a client-chosen id is taken
+    ├── MessageQueueFullError .............. message_queue_full   the turn's message queue is full
     ├── SessionArchivedError ............... session_archived     the session is archived
     ├── OperationConflictError ............. operation_conflict   contradicts recorded state
     │   ├── SessionBusyError ............... session_busy         another turn runs
@@ -48,13 +51,69 @@ class InvalidRequestError(KernelError):
 
     code = "invalid_request"
 
-    def __init__(self, field: str, problem: str) -> None:
+    def __init__(self, field: str, problem: str, *, limit: int | None = None) -> None:
         self.field = field
         self.problem = problem
+        #: The limit the value broke (bytes, entries …), when a limit is what it broke.
+        self.limit = limit
         super().__init__(f"invalid {field}: {problem}")
 
     def metadata(self) -> Mapping[str, str]:
-        return {"field": self.field}
+        if self.limit is None:
+            return {"field": self.field}
+        return {"field": self.field, "limit": str(self.limit)}
+
+
+class OutOfRangeError(KernelError):
+    """A cursor (``after_seq``) points beyond the end of the session's log (your fault: it
+    came from another session or a lost store); ``last_seq`` is the newest entry."""
+
+    code = "out_of_range"
+
+    def __init__(self, field: str, value: int, last_seq: int) -> None:
+        self.field = field
+        self.value = value
+        self.last_seq = last_seq
+        super().__init__(
+            f"{field} {value} is beyond the end of the log (last seq {last_seq}); "
+            f"pass at most {last_seq}"
+        )
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"field": self.field, "last_seq": str(self.last_seq)}
+
+
+class AlreadyExistsError(KernelError):
+    """A client-chosen id is already taken (your fault: pick another, or get the existing one)."""
+
+    code = "already_exists"
+
+    def __init__(self, kind: str, identifier: str) -> None:
+        self.kind = kind
+        self.identifier = identifier
+        super().__init__(f"{kind} {identifier!r} already exists")
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"kind": self.kind, "id": self.identifier}
+
+
+class MessageQueueFullError(KernelError):
+    """The running turn already holds as many queued messages (or bytes) as it may; wait for
+    its backend to take them at its next step."""
+
+    code = "message_queue_full"
+
+    def __init__(self, turn_id: str, *, limit_name: str, limit: int, current: int) -> None:
+        self.turn_id = turn_id
+        self.limit_name = limit_name
+        self.limit = limit
+        super().__init__(
+            f"turn {turn_id!r} has {current} queued ({limit_name} limit {limit}); "
+            "wait for the turn to take them at its next step"
+        )
+
+    def metadata(self) -> Mapping[str, str]:
+        return {"turn_id": self.turn_id, "limit_name": self.limit_name, "limit": str(self.limit)}
 
 
 class NotFoundError(KernelError):
@@ -169,8 +228,8 @@ class HostDrainingError(KernelError):
 
     code = "host_draining"
 
-    def __init__(self) -> None:
-        super().__init__("the kernel is draining and admits no new turns")
+    def __init__(self, what: str = "turns") -> None:
+        super().__init__(f"the kernel is draining and admits no new {what}")
 
 
 class BackendUnavailableError(KernelError):

@@ -8,6 +8,7 @@ to :mod:`.runner`, stops to :mod:`.stop` and event reading to :mod:`.turn_stream
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import time
@@ -23,6 +24,7 @@ from kernel_service.core.errors import (
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
+    OutOfRangeError,
     RuntimeInteractionInvariantError,
     SessionBusyError,
     combine_failures,
@@ -31,12 +33,19 @@ from kernel_service.core.errors import (
 from kernel_service.core.events import StoredMessage, SystemNote
 from kernel_service.core.interaction import AnsweringAuthority
 from kernel_service.core.log import SessionWatch
-from kernel_service.core.messaging import MessageQueue
+from kernel_service.core.messaging import HostedMessageAuthority, MessageQueue
 from kernel_service.core.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.run import Run, StopOutcome
 from kernel_service.core.runner import Runner
-from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
+from kernel_service.core.session import (
+    SessionHeader,
+    SessionPage,
+    SessionQuery,
+    TurnPage,
+    TurnRecord,
+)
 from kernel_service.core.sessions import NewSession, SessionUpdate, build_header, patch_for
+from kernel_service.core.sizes import fitting
 from kernel_service.core.stop import StopCoordinator
 from kernel_service.core.store import InteractionRecord, SessionStore
 from kernel_service.core.tools import ToolHost, ToolHostError
@@ -45,6 +54,7 @@ from kernel_service.core.validation import (
     KernelLimits,
     check_answers,
     check_id,
+    check_length,
     check_source,
     check_text,
 )
@@ -104,6 +114,7 @@ class RuntimeKernel:
             run_backend_activation=run_backend_activation or run_directly,
         )
         self.limits = limits or KernelLimits()
+        self._ctx.max_event_bytes = self.limits.max_event_bytes
         self._runner = Runner(self._ctx)
         self._stops = StopCoordinator(self._ctx)
         self._closed = False
@@ -129,6 +140,8 @@ class RuntimeKernel:
         session_id = spec.session_id or self._ctx.new_id()
         check_id("session_id", session_id)
         header = build_header(spec, session_id, self._ctx.now(), self._ctx.backends)
+        if self._ctx.draining:
+            raise HostDrainingError("sessions")
         created = await self._ctx.store.create(header)
         note = SystemNote(
             kind="session_start",
@@ -149,12 +162,17 @@ class RuntimeKernel:
             raise InvalidRequestError(
                 "page_size", f"must be between 1 and {self.limits.max_page_size}"
             )
-        return await self._ctx.store.list_sessions(query)
+        check_length("page_token", query.page_token)
+        if query.label is not None:
+            check_length("label", query.label)
+        return await self._ctx.store.list_sessions(
+            dataclasses.replace(query, max_bytes=self.limits.max_response_bytes)
+        )
 
     async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
         check_id("session_id", session_id)
-        patch = patch_for(update, self._ctx.now())
         header = await self._ctx.store.read_header(session_id)
+        patch = patch_for(update, self._ctx.now(), header)
         if update.archived and not header.is_archived:
             # Archiving a session stops what runs in it first.
             await self.stop_session(session_id, source="archive", mode="immediate")
@@ -206,7 +224,7 @@ class RuntimeKernel:
         await self._tell_tool_host(session_id, "delete")
         if runtime is not None:
             self._ctx.sessions.pop(session_id, None)
-            runtime.log.close()
+            runtime.log.close(removed=True)
             generation = runtime.generation
             if generation is not None and generation.active:
                 try:
@@ -228,18 +246,52 @@ class RuntimeKernel:
             raise InvalidRequestError(
                 "limit", f"must be between 1 and {self.limits.max_read_batch}"
             )
-        return await self._ctx.store.read_messages(session_id, after_seq=after_seq, limit=limit)
+        entries = await self._ctx.store.read_messages(session_id, after_seq=after_seq, limit=limit)
+        if not entries:
+            await self._check_in_log(session_id, after_seq)
+        # Bounded by bytes as well as by count: the caller reads on from the last seq.
+        return fitting(entries, self.limits.max_response_bytes)
 
-    async def list_turns(self, session_id: str) -> list[TurnRecord]:
+    async def _check_in_log(self, session_id: str, after_seq: int) -> None:
+        last_seq = await self._ctx.store.last_seq(session_id)
+        if after_seq > last_seq:
+            raise OutOfRangeError("after_seq", after_seq, last_seq)
+
+    async def list_turns(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[TurnRecord]:
+        """One page of :meth:`turns_page`."""
+        page = await self.turns_page(session_id, after_seq=after_seq, limit=limit)
+        return list(page.turns)
+
+    async def turns_page(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> TurnPage:
+        """The session's turns in order, those that started after log entry *after_seq*,
+        at most *limit* (default and at most ``max_read_batch``) and ``max_response_bytes``."""
         check_id("session_id", session_id)
-        return await self._ctx.store.list_turns(session_id)
+        if after_seq < 0:
+            raise InvalidRequestError("after_seq", "must not be negative")
+        if limit is not None and not 1 <= limit <= self.limits.max_read_batch:
+            raise InvalidRequestError(
+                "limit", f"must be between 1 and {self.limits.max_read_batch}"
+            )
+        count = limit or self.limits.max_read_batch
+        turns = [t for t in await self._ctx.store.list_turns(session_id) if t.first_seq > after_seq]
+        page = fitting(turns[:count], self.limits.max_response_bytes)
+        more = len(turns) > len(page)
+        return TurnPage(turns=tuple(page), next_after_seq=page[-1].first_seq if more else 0)
 
     async def watch_session(self, session_id: str, *, after_seq: int = 0) -> SessionWatch:
-        """Replay the log after *after_seq*, then follow it live (see :class:`SessionWatch`)."""
+        """Replay the log after *after_seq*, then follow it live (see :class:`SessionWatch`).
+
+        A cursor beyond the end of the log is :class:`OutOfRangeError`; the watch ends with
+        :class:`NotFoundError` if the session is deleted while it runs."""
         check_id("session_id", session_id)
         if after_seq < 0:
             raise InvalidRequestError("after_seq", "must not be negative")
         await self._ctx.store.read_header(session_id)
+        await self._check_in_log(session_id, after_seq)
         return SessionWatch(self._ctx.session(session_id).log, after_seq)
 
     # -- turns ---------------------------------------------------------------------------------
@@ -304,6 +356,7 @@ class RuntimeKernel:
         """Answer a pending sandbox-boundary request through the hosted authority (once)."""
         check_id("session_id", session_id)
         check_id("request_id", request_id)
+        check_length("reason", reason)
         authority = self._answering()
         return await authority.answer_sandbox_boundary(session_id, request_id, decision, reason)
 
@@ -358,6 +411,14 @@ class RuntimeKernel:
                 f"(running: {run.turn_id!r})"
             )
         return authority.enqueue(run.identity, text, self._ctx.now())
+
+    def pending_messages(self) -> tuple[int, int]:
+        """Messages queued into running turns and not yet taken by a backend, and their bytes
+        (0, 0 without a hosted message authority)."""
+        authority = self._ctx.message_authority
+        if isinstance(authority, HostedMessageAuthority):
+            return authority.pending()
+        return 0, 0
 
     def _running(self, session_id: str) -> Run:
         runtime = self._ctx.sessions.get(session_id)

@@ -20,13 +20,21 @@ import itertools
 from collections import deque
 from collections.abc import Sequence
 
+from kernel_service.core.errors import NotFoundError
 from kernel_service.core.events import StoredMessage
+from kernel_service.core.sizes import clip_entry, wire_size
 from kernel_service.core.store import SessionStore
 from maka_common.aio import TaskOwner
 
 RING_SIZE = 1024
+#: The ring also holds at most this many bytes (its entries' wire size): it is a cache of the
+#: newest entries for live readers, and one stays per session the kernel has seen.
+RING_BYTES = 1024 * 1024
 READ_BATCH = 256
 GROUP_LIMIT = 512
+#: The largest entry the log takes (an upper bound of its encoded size); longer texts a
+#: backend produced are cut, saying so (see :func:`~kernel_service.core.sizes.clip_entry`).
+MAX_ENTRY_BYTES = 1024 * 1024
 
 
 def _retrieve(future: asyncio.Future[list[StoredMessage]]) -> None:
@@ -37,18 +45,28 @@ def _retrieve(future: asyncio.Future[list[StoredMessage]]) -> None:
 
 class SessionLog:
     def __init__(
-        self, session_id: str, store: SessionStore, tasks: TaskOwner, ring_size: int = RING_SIZE
+        self,
+        session_id: str,
+        store: SessionStore,
+        tasks: TaskOwner,
+        ring_size: int = RING_SIZE,
+        max_entry_bytes: int = MAX_ENTRY_BYTES,
     ) -> None:
         self.session_id = session_id
+        self.max_entry_bytes = max_entry_bytes
         self._store = store
         self._tasks = tasks
         self._queue: deque[tuple[list[StoredMessage], asyncio.Future[list[StoredMessage]]]]
         self._queue = deque()
         self._writer: asyncio.Task[None] | None = None
         self._ring: deque[StoredMessage] = deque(maxlen=ring_size)
+        self._ring_sizes: deque[int] = deque(maxlen=ring_size)
+        self._ring_bytes = 0
         self._waiters: set[asyncio.Future[None]] = set()
         self.last_seq: int | None = None
         self.closed = False
+        #: The session was deleted: readers end with :class:`NotFoundError`.
+        self.removed = False
 
     def submit(self, messages: Sequence[StoredMessage]) -> asyncio.Future[list[StoredMessage]]:
         """Queue *messages* for commit; the future gives them stamped once committed.
@@ -59,7 +77,8 @@ class SessionLog:
         """
         result: asyncio.Future[list[StoredMessage]] = asyncio.get_running_loop().create_future()
         result.add_done_callback(_retrieve)
-        self._queue.append((list(messages), result))
+        bounded = [clip_entry(message, self.max_entry_bytes) for message in messages]
+        self._queue.append((bounded, result))
         if self._writer is None:
             self._writer = self._tasks.spawn(self._write(), name="log-writer")
         return result
@@ -119,7 +138,18 @@ class SessionLog:
             # Someone wrote around the kernel (a sweep, another tool): the ring no longer holds
             # a contiguous suffix, so readers fall back to the store for anything older.
             self._ring.clear()
-        self._ring.extend(stamped)
+            self._ring_sizes.clear()
+            self._ring_bytes = 0
+        for entry in stamped:
+            if len(self._ring) == self._ring.maxlen:
+                self._ring_bytes -= self._ring_sizes[0]
+            size = wire_size(entry)
+            self._ring.append(entry)
+            self._ring_sizes.append(size)
+            self._ring_bytes += size
+            while self._ring_bytes > RING_BYTES and len(self._ring) > 1:
+                self._ring.popleft()
+                self._ring_bytes -= self._ring_sizes.popleft()
         self.last_seq = stamped[-1].seq
         self.notify()
 
@@ -153,8 +183,10 @@ class SessionLog:
             if not waiter.done():
                 waiter.set_result(None)
 
-    def close(self) -> None:
-        """End every reader (the session was removed or the kernel closed)."""
+    def close(self, *, removed: bool = False) -> None:
+        """End every reader: cleanly (the kernel drains or closes), or with
+        :class:`NotFoundError` when the session was *removed*."""
+        self.removed = self.removed or removed
         self.closed = True
         self.notify()
 
@@ -181,7 +213,11 @@ class SessionWatch:
                 entry = self._buffer.popleft()
                 self.cursor = entry.seq
                 return entry
-            if self._closed or self._log.closed:
+            if self._closed:
+                raise StopAsyncIteration
+            if self._log.closed:
+                if self._log.removed:
+                    raise NotFoundError("session", self._log.session_id, "(it was deleted)")
                 raise StopAsyncIteration
             batch = await self._log.read_after(self.cursor)
             if batch:

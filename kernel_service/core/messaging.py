@@ -5,6 +5,12 @@ queued messages at its next step boundary and acks (delivered: the kernel record
 ``user`` messages with ``queued=True``) or nacks them (rejected: a ``message_rejected`` note).
 What is still queued when the turn ends is rejected with reason "turn ended". Queues live in
 memory: a message that was never delivered is lost with the process that held it.
+
+Each turn's queue is bounded by ``max_messages`` and ``max_bytes`` (UTF-8 bytes of the texts):
+a message that would go beyond either is refused with :class:`MessageQueueFullError` and
+nothing is queued. A message counts until the backend takes it (``pull``). When the turn ends
+its owner is released and nothing of its queue is kept: :meth:`HostedMessageAuthority.pending`
+is how much is queued now, over every running turn.
 """
 
 from __future__ import annotations
@@ -16,8 +22,11 @@ from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from kernel_service.core.backend import QueuedMessage
-from kernel_service.core.errors import OperationConflictError
+from kernel_service.core.errors import MessageQueueFullError, OperationConflictError
 from kernel_service.core.owners import RunIdentity
+
+DEFAULT_MAX_MESSAGES = 100
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 
 
 @runtime_checkable
@@ -26,10 +35,24 @@ class MessageQueue(Protocol):
 
 
 class HostedMessageAuthority:
-    def __init__(self, new_id: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self,
+        new_id: Callable[[], str] | None = None,
+        *,
+        max_messages: int = DEFAULT_MAX_MESSAGES,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
         counter = itertools.count(1)
         self._new_id = new_id or (lambda: f"msg-{uuid.uuid4().hex[:12]}-{next(counter)}")
         self._owners: dict[str, HostedMessageOwner] = {}
+        self.max_messages = max_messages
+        self.max_bytes = max_bytes
+
+    def pending(self) -> tuple[int, int]:
+        """Messages queued and not yet taken by a backend, and their bytes, over every turn."""
+        count = sum(len(owner.queued) for owner in self._owners.values())
+        size = sum(owner.queued_bytes for owner in self._owners.values())
+        return count, size
 
     def bind_run(self, identity: RunIdentity) -> HostedMessageOwner:
         owner = HostedMessageOwner(self, identity)
@@ -42,6 +65,21 @@ class HostedMessageAuthority:
             raise OperationConflictError(
                 f"turn {identity.turn_id!r} does not accept messages (it is not running)"
             )
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if len(owner.queued) + 1 > self.max_messages:
+            raise MessageQueueFullError(
+                identity.turn_id,
+                limit_name="max_queued_messages",
+                limit=self.max_messages,
+                current=len(owner.queued),
+            )
+        if owner.queued_bytes + size > self.max_bytes:
+            raise MessageQueueFullError(
+                identity.turn_id,
+                limit_name="max_queued_bytes",
+                limit=self.max_bytes,
+                current=owner.queued_bytes,
+            )
         message = QueuedMessage(
             message_id=self._new_id(),
             session_id=identity.session_id,
@@ -50,6 +88,7 @@ class HostedMessageAuthority:
             queued_at=now,
         )
         owner.queued.append(message)
+        owner.queued_bytes += size
         return message
 
 
@@ -58,6 +97,7 @@ class HostedMessageOwner:
         self._authority = authority
         self.identity = identity
         self.queued: deque[QueuedMessage] = deque()
+        self.queued_bytes = 0
         self.in_flight: dict[str, QueuedMessage] = {}
         self.delivered: list[str] = []
         self.rejected: list[tuple[str, str]] = []
@@ -65,6 +105,7 @@ class HostedMessageOwner:
     def pull(self) -> Sequence[QueuedMessage]:
         pulled = list(self.queued)
         self.queued.clear()
+        self.queued_bytes = 0
         self.in_flight.update((message.message_id, message) for message in pulled)
         return pulled
 

@@ -90,6 +90,9 @@ class SessionQuery:
     label: str | None = None
     page_size: int = 50
     page_token: str = ""
+    #: The page holds at most this many bytes (see :func:`~kernel_service.core.sizes.fitting`),
+    #: and at least one session.
+    max_bytes: int = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -103,6 +106,13 @@ class SessionPage:
 PAGE_TOKEN_VERSION: Final = 1
 MAX_PAGE_TOKEN_CHARS: Final = 1024
 _MAX_CURSOR_INT: Final = 2**63 - 1
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TurnPage:
+    turns: tuple[TurnRecord, ...]
+    #: Pass as ``after_seq`` for the next page; 0 on the last page.
+    next_after_seq: int = 0
 
 
 def encode_page_token(created_at: int, session_id: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kernel_service.core.errors import (
+    AlreadyExistsError,
     InteractionAlreadyResolvedError,
     NotFoundError,
     OperationConflictError,
@@ -27,6 +28,7 @@ from kernel_service.core.session import (
     decode_page_token,
     encode_page_token,
 )
+from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionRecord, Resolution, SweepReport
 from kernel_service.store._shared import apply_to_turn, interrupted_entries
 
@@ -51,7 +53,7 @@ class MemorySessionStore:
 
     async def create(self, header: SessionHeader) -> SessionHeader:
         if header.id in self._sessions:
-            raise OperationConflictError(f"session {header.id!r} already exists")
+            raise AlreadyExistsError("session", header.id)
         self._sessions[header.id] = _Session(header)
         return header
 
@@ -68,8 +70,8 @@ class MemorySessionStore:
             headers = [h for h in headers if h.is_archived == query.archived]
         if query.label is not None:
             headers = [h for h in headers if query.label in h.labels]
-        page = headers[: query.page_size]
-        more = len(headers) > query.page_size
+        page = fitting(headers[: query.page_size], query.max_bytes)
+        more = len(headers) > len(page)
         token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""
         return SessionPage(sessions=tuple(page), next_page_token=token)
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from kernel_service.core.errors import (
+    AlreadyExistsError,
     InteractionAlreadyResolvedError,
     InvalidRequestError,
     NotFoundError,
@@ -50,6 +51,7 @@ from kernel_service.core.session import (
     decode_page_token,
     encode_page_token,
 )
+from kernel_service.core.sizes import fitting
 from kernel_service.core.store import (
     InteractionRecord,
     Resolution,
@@ -218,7 +220,7 @@ class SqliteSessionStore:
                     _session_row(header),
                 )
             except sqlite3.IntegrityError as error:
-                raise OperationConflictError(f"session {header.id!r} already exists") from error
+                raise AlreadyExistsError("session", header.id) from error
 
         await self._write(insert)
         return header
@@ -243,8 +245,8 @@ class SqliteSessionStore:
             return [header_from_json(row[0]) for row in conn.execute(sql, params)]
 
         headers = await self._call(select)
-        page = headers[: query.page_size]
-        more = len(headers) > query.page_size
+        page = fitting(headers[: query.page_size], query.max_bytes)
+        more = len(headers) > len(page)
         token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""
         return SessionPage(sessions=tuple(page), next_page_token=token)
 

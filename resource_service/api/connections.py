@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from resource_service.core import ConnectionContext, HostRuntimeResourceCoordinator, NotFoundError
+from resource_service.core.requests import check_length
 
 __all__ = ["DETACHED", "ConnectionRegistry"]
 
@@ -42,6 +43,7 @@ class ConnectionRegistry:
         return len(self._open)
 
     def open(self, client_name: str, *, peer: str = "", surface: str = "grpc") -> ConnectionContext:
+        check_length("client_name", client_name)
         connection_id = f"conn-{uuid.uuid4().hex}"
         self._open[connection_id] = _Connection(client_name, peer)
         log.debug(
@@ -77,6 +79,7 @@ class ConnectionRegistry:
         """The connection a request names; NOT_FOUND if it is not open."""
         if not connection_id:
             return DETACHED
+        check_length("connection_id", connection_id)
         if connection_id not in self._open:
             raise NotFoundError(
                 f"connection {connection_id[:80]!r} is not open; open one with OpenConnection",

@@ -31,6 +31,7 @@ _Response = TypeVar("_Response")
 #: Domain error code -> (gRPC status code, ErrorInfo reason).
 STATUS_BY_CODE: Final[Mapping[str, tuple[grpc.StatusCode, str]]] = {
     "invalid_request": (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"),
+    "out_of_range": (grpc.StatusCode.OUT_OF_RANGE, "OUT_OF_RANGE"),
     "not_found": (grpc.StatusCode.NOT_FOUND, "NOT_FOUND"),
     "session_archived": (grpc.StatusCode.FAILED_PRECONDITION, "SESSION_ARCHIVED"),
     "operation_conflict": (grpc.StatusCode.ABORTED, "OPERATION_CONFLICT"),
@@ -69,7 +70,7 @@ def failure_of(error: Exception, fields: Mapping[str, str] | None = None) -> Fai
     """The status for *error*; *fields* renames domain field names to the RPC's."""
     if isinstance(error, ResourceError):
         code, reason = STATUS_BY_CODE.get(error.code, STATUS_BY_CODE["internal_failure"])
-        metadata: dict[str, str] = {}
+        metadata: dict[str, str] = dict(error.details)
         if error.field:
             metadata["field"] = (fields or {}).get(error.field, error.field)
         if isinstance(error, ShellRunPtyControlClosedError):

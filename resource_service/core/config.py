@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from resource_service.core.screen import DEFAULT_MAX_PENDING, DEFAULT_SCROLLBACK
+from resource_service.core.sizes import DEFAULT_PAGE_BYTES
 
 __all__ = ["ShellRunConfig"]
 
@@ -35,5 +36,16 @@ class ShellRunConfig:
     render_interval: float = 0.03
     max_live_runs: int = 64
     max_live_ptys: int = 8
+    #: Most live runs of one session; ``None``: a quarter of ``max_live_runs`` (at least 1),
+    #: so one session never starves the others.
+    max_live_runs_per_session: int | None = None
+    #: Most bytes one page of ListRuns holds (a page always holds at least one run).
+    max_page_bytes: int = DEFAULT_PAGE_BYTES
     #: Environment commands start from; ``None`` means the host's own environment.
     base_env: Mapping[str, str] | None = None
+
+    @property
+    def live_runs_per_session(self) -> int:
+        if self.max_live_runs_per_session is not None:
+            return self.max_live_runs_per_session
+        return max(1, self.max_live_runs // 4)

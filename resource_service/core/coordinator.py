@@ -41,13 +41,14 @@ from resource_service.core.manager import (
     ShellRunUpdate,
 )
 from resource_service.core.output import OutputEvent
-from resource_service.core.records import PtyOutput, ShellRunRecord, parse_ref
+from resource_service.core.records import PipesOutput, PtyOutput, ShellRunRecord, parse_ref
 from resource_service.core.requests import (
     BashInput,
     check_controller_id,
     check_session_cwd,
     check_session_id,
 )
+from resource_service.core.sizes import wire_size
 
 __all__ = [
     "Attachment",
@@ -324,7 +325,8 @@ class HostRuntimeResourceCoordinator:
         check_session_id(session_id)
         with self._internal_failures("archive_session"):
             async with self._admission.archiving(session_id, deleted=deleted):
-                return await self._manager.stop_session(session_id)
+                stopped = await self._manager.stop_session(session_id)
+        return without_output_beyond(stopped, self._manager.config.max_page_bytes)
 
     # -- controller leases -----------------------------------------------------------------
 
@@ -520,3 +522,25 @@ def _once(fn: Callable[[], None]) -> Callable[[], None]:
 async def _no_events() -> AsyncIterator[OutputEvent]:
     return
     yield
+
+
+def without_output_beyond(
+    records: tuple[ShellRunRecord, ...], max_bytes: int
+) -> tuple[ShellRunRecord, ...]:
+    """*records* in full while they fit *max_bytes*, the rest without their output (pipes:
+    empty streams flagged truncated; PTY: an empty screen): a reply listing many runs stays
+    bounded. The stored records keep their output."""
+    kept: list[ShellRunRecord] = []
+    total = 0
+    for record in records:
+        total += wire_size(record)
+        if kept and total > max_bytes:
+            output: PipesOutput | PtyOutput
+            if isinstance(record.output, PtyOutput):
+                output = PtyOutput(cols=record.output.cols, rows=record.output.rows)
+            else:
+                output = PipesOutput(stdout_truncated=True, stderr_truncated=True)
+            kept.append(replace(record, output=output))
+        else:
+            kept.append(record)
+    return tuple(kept)

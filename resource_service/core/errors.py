@@ -5,6 +5,7 @@ layer maps codes to gRPC status codes and ``ErrorInfo`` reasons in one table.
 
     ResourceError                           (code)              whose fault
     ├── InvalidRequestError                 invalid_request     the caller's: malformed input
+    │   └── OutOfRangeError                 out_of_range        the caller's: a cursor past the end
     ├── NotFoundError                       not_found           the caller's: no such thing
     ├── SessionArchivedError                session_archived    the caller's: session archived
     ├── OperationConflictError              operation_conflict  someone's: state forbids it now
@@ -36,6 +37,7 @@ __all__ = [
     "InvalidRequestError",
     "NotFoundError",
     "OperationConflictError",
+    "OutOfRangeError",
     "PersistenceFailedError",
     "ResourceError",
     "ResourceExhaustedError",
@@ -50,11 +52,15 @@ class ResourceError(Exception):
 
     code: ClassVar[str] = "internal_failure"
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str | None = None, details: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         #: The request field at fault, in the API's snake_case spelling, when one is.
         self.field = field
+        #: More machine-readable specifics (``ErrorInfo.metadata`` besides ``field``).
+        self.details = dict(details or {})
 
 
 class InvalidRequestError(ResourceError):
@@ -62,8 +68,21 @@ class InvalidRequestError(ResourceError):
 
     code = "invalid_request"
 
-    def __init__(self, message: str, *, field: str) -> None:
+    def __init__(self, message: str, *, field: str, limit: int | None = None) -> None:
+        super().__init__(
+            message, field=field, details={"limit": str(limit)} if limit is not None else None
+        )
+
+
+class OutOfRangeError(InvalidRequestError):
+    """A cursor (``after_change_seq``, ``after_sequence``) is beyond the newest one; ``last``
+    is the newest."""
+
+    code = "out_of_range"
+
+    def __init__(self, message: str, *, field: str, last: int) -> None:
         super().__init__(message, field=field)
+        self.details["last"] = str(last)
 
 
 class NotFoundError(ResourceError):
@@ -99,9 +118,16 @@ class HostDrainingError(ResourceError):
 
 
 class ResourceExhaustedError(ResourceError):
-    """A configured limit (live runs, live PTYs, pending input) would be exceeded."""
+    """A configured limit (live runs, live PTYs, live runs of one session, pending input) would
+    be exceeded; ``limit_name`` names the setting, ``limit`` its value."""
 
     code = "resource_exhausted"
+
+    def __init__(self, message: str, *, limit_name: str = "", limit: int | None = None) -> None:
+        details = {"limit_name": limit_name} if limit_name else {}
+        if limit is not None:
+            details["limit"] = str(limit)
+        super().__init__(message, details=details)
 
 
 class PersistenceFailedError(ResourceError):

@@ -71,6 +71,7 @@ class PtyControl:
                 raise InvalidRequestError(
                     f"input is {size} bytes; at most {MAX_INPUT_BYTES} per control",
                     field="control.input",
+                    limit=MAX_INPUT_BYTES,
                 )
         elif self.input:
             raise InvalidRequestError(

@@ -29,6 +29,7 @@ from resource_service.core.errors import (
     NotFoundError,
     OperationConflictError,
     PersistenceFailedError,
+    OutOfRangeError,
     ResourceExhaustedError,
     ShellRunPtyControlClosedError,
 )
@@ -43,7 +44,13 @@ from resource_service.core.records import (
     parse_ref,
 )
 from resource_service.core.recovery import RecoveryReport, sweep_orphaned_runs
-from resource_service.core.requests import BashInput, check_session_id, check_size
+from resource_service.core.requests import (
+    BashInput,
+    check_length,
+    check_session_id,
+    check_size,
+)
+from resource_service.core.sizes import fitting
 from resource_service.core.store import ShellRunStore
 
 __all__ = [
@@ -235,12 +242,25 @@ class ShellRunProcessManager:
         if live >= self._config.max_live_runs:
             raise ResourceExhaustedError(
                 f"{live} shell runs are live (limit {self._config.max_live_runs}); "
-                "stop one or wait for one to finish"
+                "stop one or wait for one to finish",
+                limit_name="max_live_runs",
+                limit=self._config.max_live_runs,
+            )
+        own = sum(1 for run in self._live.values() if run.record.session_id == request.session_id)
+        cap = self._config.live_runs_per_session
+        if own >= cap:
+            raise ResourceExhaustedError(
+                f"session {request.session_id!r} has {own} live shell runs (limit {cap} per "
+                "session); stop one or wait for one to finish",
+                limit_name="max_live_runs_per_session",
+                limit=cap,
             )
         if request.pty and ptys >= self._config.max_live_ptys:
             raise ResourceExhaustedError(
                 f"{ptys} PTY runs are live (limit {self._config.max_live_ptys}); "
-                "stop one or use a pipes run"
+                "stop one or use a pipes run",
+                limit_name="max_live_ptys",
+                limit=self._config.max_live_ptys,
             )
         now = self._now()
         record = ShellRunRecord(
@@ -316,6 +336,7 @@ class ShellRunProcessManager:
                 f"page_size must be between 0 and {_MAX_PAGE_SIZE}", field="page_size"
             )
         limit = page_size or _DEFAULT_PAGE_SIZE
+        check_length("page_token", page_token)
         after = _parse_page_token(page_token)
         records: list[ShellRunRecord] = []
         # Runs the filter drops do not shorten the page: read on until it is full (one more
@@ -330,9 +351,13 @@ class ShellRunProcessManager:
             if len(batch) <= limit:
                 break
             after = (batch[-1].created_at, batch[-1].ref)
-        more = len(records) > limit
-        records = records[:limit]
-        runs = tuple(self._with_live_output(record) for record in records)
+        runs = tuple(
+            fitting(
+                [self._with_live_output(record) for record in records[:limit]],
+                self._config.max_page_bytes,
+            )
+        )
+        more = len(records) > len(runs)
         token = _page_token(runs[-1]) if more and runs else ""
         return ShellRunPage(runs=runs, next_page_token=token)
 
@@ -346,6 +371,13 @@ class ShellRunProcessManager:
         if after_change_seq < 0:
             raise InvalidRequestError(
                 "after_change_seq must not be negative", field="after_change_seq"
+            )
+        last = self._store.last_change_seq
+        if after_change_seq > last:
+            raise OutOfRangeError(
+                f"after_change_seq {after_change_seq} is beyond the newest change {last}",
+                field="after_change_seq",
+                last=last,
             )
         cursor = after_change_seq
         while not self._closed:
@@ -370,10 +402,11 @@ class ShellRunProcessManager:
         run = self._require_live(session_id, ref)
         if after_sequence > run.log.last_sequence:
             # Following from there would silently skip output still to come.
-            raise InvalidRequestError(
+            raise OutOfRangeError(
                 f"after_sequence {after_sequence} is beyond the newest output sequence "
                 f"{run.log.last_sequence}",
                 field="after_sequence",
+                last=run.log.last_sequence,
             )
         return run.log.follow(after_sequence, coalesce=coalesce)
 

@@ -163,12 +163,20 @@ class TailBuffer:
         return data
 
     def text(self) -> str:
-        """The tail decoded as UTF-8 (invalid bytes replaced); a character cut in half by
-        truncation is dropped rather than shown as a replacement character."""
+        """The tail decoded as UTF-8 (invalid bytes replaced), at most ``limit`` bytes of UTF-8;
+        a character cut in half by truncation is dropped rather than shown as a replacement
+        character."""
         data = self.getvalue()
         if self.truncated:
             skip = 0
             while skip < min(3, len(data)) and 0x80 <= data[skip] <= 0xBF:
                 skip += 1
             data = data[skip:]
-        return data.decode("utf-8", errors="replace")
+        text = data.decode("utf-8", errors="replace")
+        # Each invalid byte becomes U+FFFD (3 bytes): keep the newest limit bytes of the text too,
+        # so a run record stays bounded whatever the output was.
+        encoded = text.encode("utf-8")
+        if len(encoded) > self._limit:
+            self.truncated = True
+            text = encoded[-self._limit :].decode("utf-8", errors="ignore")
+        return text

@@ -63,6 +63,9 @@ def parse_ref(ref: str, *, field: str = "ref") -> str:
     """The run id inside *ref*; :class:`InvalidRequestError` naming *field* if malformed."""
     if not ref:
         raise InvalidRequestError("ref is required", field=field)
+    limit = len(REF_PREFIX) + 128
+    if len(ref.encode("utf-8", "surrogatepass")) > limit:
+        raise InvalidRequestError(f"{field} is longer than {limit} bytes", field=field, limit=limit)
     if not ref.startswith(REF_PREFIX) or not _RUN_ID.fullmatch(ref[len(REF_PREFIX) :]):
         raise InvalidRequestError(
             f"malformed ref {ref[:80]!r}: expected {REF_PREFIX}<id>", field=field

@@ -1,5 +1,10 @@
 """What callers ask for, the limits that apply, and the checks that turn bad input into
-:class:`InvalidRequestError` before anything changes."""
+:class:`InvalidRequestError` before anything changes.
+
+Every string a request carries has a length limit, all of them in :data:`STRING_LIMITS` (UTF-8
+bytes; the README's Limits section is this table). A value over its limit is
+``INVALID_ARGUMENT`` with ``field`` and ``limit`` in the ``ErrorInfo`` metadata.
+"""
 
 from __future__ import annotations
 
@@ -24,9 +29,11 @@ __all__ = [
     "MAX_ROWS",
     "MIN_COLS",
     "MIN_ROWS",
+    "STRING_LIMITS",
     "BashInput",
     "check_controller_id",
     "check_cwd",
+    "check_length",
     "check_session_cwd",
     "check_session_id",
     "check_size",
@@ -49,6 +56,23 @@ _MAX_ENV_BYTES: Final = 128 * 1024
 _MAX_SOURCE_ID: Final = 256
 # Linux's PATH_MAX, counting the NUL.
 _MAX_PATH_BYTES: Final = 4095
+
+#: The longest value (UTF-8 bytes) of every string field of every request, by field name.
+STRING_LIMITS: Final[Mapping[str, int]] = {
+    "session_id": 128,
+    "ref": len("maka://runtime/background-tasks/") + 128,
+    "controller_id": 128,
+    "connection_id": 128,
+    "client_name": 256,
+    "command": MAX_COMMAND_BYTES,
+    "cwd": _MAX_PATH_BYTES,
+    "env.name": 256,
+    "env.value": _MAX_ENV_BYTES,  # and all names and values together at most this
+    "source_turn_id": _MAX_SOURCE_ID,
+    "source_tool_call_id": _MAX_SOURCE_ID,
+    "input": MAX_INPUT_BYTES,  # ControlController, Attach controls
+    "page_token": 1024,
+}
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 _CONTROLLER_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}")
@@ -82,16 +106,15 @@ class BashInput:
         check_session_id(self.session_id)
         if not self.command.strip():
             raise InvalidRequestError("command must not be empty", field="command")
-        if "\0" in self.command or len(self.command.encode()) > MAX_COMMAND_BYTES:
-            raise InvalidRequestError(
-                f"command must be text without NUL, at most {MAX_COMMAND_BYTES} bytes",
-                field="command",
-            )
+        check_length("command", self.command)
+        if "\0" in self.command:
+            raise InvalidRequestError("command must be text without NUL", field="command")
         for name, value in (
             ("source_turn_id", self.source_turn_id),
             ("source_tool_call_id", self.source_tool_call_id),
         ):
-            if len(value) > _MAX_SOURCE_ID or not value.isprintable():
+            check_length(name, value)
+            if not value.isprintable():
                 raise InvalidRequestError(
                     f"{name} must be printable text of at most {_MAX_SOURCE_ID} characters",
                     field=name,
@@ -132,9 +155,13 @@ class BashInput:
 
     def _check_env(self) -> None:
         if len(self.env) > _MAX_ENV_ENTRIES:
-            raise InvalidRequestError(f"env has more than {_MAX_ENV_ENTRIES} entries", field="env")
+            raise InvalidRequestError(
+                f"env has more than {_MAX_ENV_ENTRIES} entries", field="env", limit=_MAX_ENV_ENTRIES
+            )
         size = 0
         for name, value in self.env.items():
+            check_length("env", name, "env.name")
+            check_length("env", value, "env.value")
             if not _ENV_NAME.fullmatch(name):
                 raise InvalidRequestError(
                     f"env name {name[:40]!r} is not a valid variable name", field="env"
@@ -143,12 +170,25 @@ class BashInput:
                 raise InvalidRequestError(f"env value of {name} contains NUL", field="env")
             size += len(name) + len(value.encode())
         if size > _MAX_ENV_BYTES:
-            raise InvalidRequestError(f"env is larger than {_MAX_ENV_BYTES} bytes", field="env")
+            raise InvalidRequestError(
+                f"env is larger than {_MAX_ENV_BYTES} bytes", field="env", limit=_MAX_ENV_BYTES
+            )
+
+
+def check_length(field: str, value: str, limit_key: str | None = None) -> None:
+    """Refuse *value* when it is longer than its limit in :data:`STRING_LIMITS`."""
+    limit = STRING_LIMITS[limit_key or field]
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise InvalidRequestError(
+            f"{field} is {size} bytes; the limit is {limit} bytes", field=field, limit=limit
+        )
 
 
 def check_session_id(session_id: str, *, field: str = "session_id") -> None:
     if not session_id:
         raise InvalidRequestError("session_id is required", field=field)
+    check_length(field, session_id, "session_id")
     if not _SESSION_ID.fullmatch(session_id):
         raise InvalidRequestError(
             "session_id must be 1-128 characters of letters, digits and ._:@-", field=field
@@ -158,6 +198,7 @@ def check_session_id(session_id: str, *, field: str = "session_id") -> None:
 def check_controller_id(controller_id: str, *, field: str = "controller_id") -> None:
     if not controller_id:
         raise InvalidRequestError("controller_id is required", field=field)
+    check_length(field, controller_id, "controller_id")
     if not _CONTROLLER_ID.fullmatch(controller_id):
         raise InvalidRequestError(
             "controller_id must be 1-128 characters of letters, digits and ._:@/-", field=field
@@ -183,7 +224,8 @@ def check_session_cwd(cwd: str) -> None:
     """
     if not cwd:
         return
-    if "\0" in cwd or not os.path.isabs(cwd) or len(cwd.encode()) > _MAX_PATH_BYTES:
+    check_length("cwd", cwd)
+    if "\0" in cwd or not os.path.isabs(cwd):
         raise InvalidRequestError(
             f"cwd must be empty or an absolute path of at most {_MAX_PATH_BYTES} bytes, "
             f"got {cwd[:200]!r}",
@@ -192,6 +234,7 @@ def check_session_cwd(cwd: str) -> None:
 
 
 def check_cwd(cwd: str) -> None:
+    check_length("cwd", cwd)
     if "\0" in cwd or not os.path.isabs(cwd):
         raise InvalidRequestError(f"cwd must be an absolute path, got {cwd[:200]!r}", field="cwd")
     if not os.path.exists(cwd):

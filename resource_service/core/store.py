@@ -48,6 +48,11 @@ class ShellRunStore(Protocol):
 
     async def list_active(self) -> list[ShellRunRecord]: ...
 
+    @property
+    def last_change_seq(self) -> int:
+        """The newest ``change_seq`` committed (0 before any)."""
+        ...
+
 
 class SessionStore(Protocol):
     """Durable entries of the session registry (see

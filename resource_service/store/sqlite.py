@@ -87,6 +87,10 @@ class SqliteShellRunStore:
         self._change_seq = 0
         self._closed = False
 
+    @property
+    def last_change_seq(self) -> int:
+        return self._change_seq
+
     @classmethod
     async def open(cls, lease: RootLease, *, name: str = DATABASE_NAME) -> SqliteShellRunStore:
         store = cls(lease, lease.root.path / name)

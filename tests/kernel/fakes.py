@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -32,6 +33,8 @@ from kernel_service.store import MemorySessionStore
 
 SESSION_ID = "session-interaction-cleanup"
 WORKSPACE = "/tmp/maka-runtime-kernel-interaction"
+# Sessions need a workspace root that exists.
+os.makedirs(WORKSPACE, exist_ok=True)
 
 
 def spec_header(session_id: str = SESSION_ID, backend: str = "fake") -> SessionHeader:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,8 @@ from kernel_service.core.events import StoredMessage
 from kernel_service.core.tools import ToolHost
 
 WORKSPACE = "/tmp/maka-kernel-tests"
+# Sessions need a workspace root that exists.
+os.makedirs(WORKSPACE, exist_ok=True)
 
 
 @dataclass

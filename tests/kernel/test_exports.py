@@ -23,6 +23,7 @@ EXPECTED = {
     "StopMode", "StopOutcome", "StopReason", "StoreClosedError", "SweepReport", "TurnInbox",
     "TurnNotStartedError", "TurnRecord", "TurnStream", "UserQuestionResponse",
     "combine_failures", "contains_failure",
+    "AlreadyExistsError", "MessageQueueFullError", "OutOfRangeError",
 }  # fmt: skip
 
 

@@ -159,7 +159,7 @@ async def test_the_legacy_responder_works_only_without_a_hosted_authority(
     backends.register(KIND, scripted_factory)
     kernel = RuntimeKernel(store=store, backends=backends)
     try:
-        session = await kernel.create_session(NewSession(workspace_root="/tmp/w"))
+        session = await kernel.create_session(NewSession(workspace_root="/tmp"))
         stream = kernel.start_turn(session.id, text="/script ask q?")
         [question] = await events_until(stream, "user_question_request")
         with pytest.raises(RuntimeInteractionInvariantError):

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from kernel_service.core import (
+    AlreadyExistsError,
     InteractionAlreadyResolvedError,
     InteractionRecord,
     InvalidRequestError,
@@ -76,7 +77,7 @@ async def test_create_read_and_refuse_duplicates(store: SessionStore) -> None:
     await make(store)
     header = await store.read_header("s1")
     assert header == spec_header("s1")
-    with pytest.raises(OperationConflictError):
+    with pytest.raises(AlreadyExistsError):
         await make(store)
     with pytest.raises(NotFoundError):
         await store.read_header("missing")

@@ -84,7 +84,9 @@ async def test_a_watcher_far_behind_the_ring_reads_older_entries_from_the_store(
     assert await take(watch, len(stored)) == stored
 
 
-async def test_watching_needs_a_session_and_ends_when_it_is_deleted(harness: Harness) -> None:
+async def test_watching_needs_a_session_and_ends_not_found_when_it_is_deleted(
+    harness: Harness,
+) -> None:
     with pytest.raises(NotFoundError):
         await harness.kernel.watch_session("nope")
     session = await harness.session()
@@ -96,4 +98,5 @@ async def test_watching_needs_a_session_and_ends_when_it_is_deleted(harness: Har
     waiting = asyncio.ensure_future(anext(watch, None))
     await asyncio.sleep(0)
     await harness.kernel.delete_session(session.id)
-    assert await waiting is None
+    with pytest.raises(NotFoundError):
+        await waiting

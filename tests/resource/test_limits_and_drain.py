@@ -32,7 +32,10 @@ from tests.resource.conftest import (
 
 async def test_live_run_and_pty_limits_are_resource_exhausted(tmp_path: Path) -> None:
     host = await open_host(
-        tmp_path, config=dataclasses.replace(TEST_CONFIG, max_live_runs=3, max_live_ptys=1)
+        tmp_path,
+        config=dataclasses.replace(
+            TEST_CONFIG, max_live_runs=3, max_live_ptys=1, max_live_runs_per_session=3
+        ),
     )
     try:
         coordinator = host.coordinator

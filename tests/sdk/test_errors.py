@@ -39,6 +39,10 @@ class FakeCallError(grpc.RpcError):
         (grpc.StatusCode.ABORTED, "SOMETHING_NEW", errors.ConflictError),
         (grpc.StatusCode.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", errors.ResourceExhaustedError),
         (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_UNDECODABLE", errors.InvalidRequestError),
+        (grpc.StatusCode.ALREADY_EXISTS, "ALREADY_EXISTS", errors.AlreadyExistsError),
+        (grpc.StatusCode.OUT_OF_RANGE, "OUT_OF_RANGE", errors.OutOfRangeError),
+        (grpc.StatusCode.RESOURCE_EXHAUSTED, "MESSAGE_QUEUE_FULL", errors.MessageQueueFullError),
+        (grpc.StatusCode.OUT_OF_RANGE, "SOMETHING_NEW", errors.OutOfRangeError),
     ],
 )
 def test_reason_picks_the_exception(

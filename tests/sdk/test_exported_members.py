@@ -6,6 +6,7 @@ import maka_client
 from maka_client import aio, sync
 
 EXPECTED = {
+    "AlreadyExistsError",
     "AlreadyResolvedError",
     "ClientClosedError",
     "ClientOptions",
@@ -16,7 +17,9 @@ EXPECTED = {
     "KernelClient",
     "LeaseLostError",
     "MakaError",
+    "MessageQueueFullError",
     "NotFoundError",
+    "OutOfRangeError",
     "ResourceClient",
     "ResourceExhaustedError",
     "ResumableStream",

@@ -106,6 +106,20 @@ async def test_bad_input_is_invalid_request_with_field(kernel: KernelClient) -> 
     assert caught.value.field == "workspace_root"
 
 
+async def test_new_status_codes_are_typed(kernel: KernelClient, workspace: str) -> None:
+    from maka_client import AlreadyExistsError, OutOfRangeError
+
+    session = await kernel.create_session(workspace, session_id="sdk-typed")
+    with pytest.raises(AlreadyExistsError) as exists:
+        await kernel.create_session(workspace, session_id="sdk-typed")
+    assert exists.value.reason == "ALREADY_EXISTS"
+    last = (await kernel.read_messages(session.id))[-1].seq
+    with pytest.raises(OutOfRangeError) as beyond:
+        await kernel.read_messages(session.id, after_seq=last + 1)
+    assert beyond.value.field == "after_seq"
+    assert isinstance(beyond.value, InvalidRequestError)
+
+
 async def test_second_turn_on_a_busy_session(kernel: KernelClient, workspace: str) -> None:
     session = await kernel.create_session(workspace)
     first = kernel.start_turn(session.id, "/script say busy; hang", turn_id="first")

@@ -19,6 +19,7 @@ if _typing.TYPE_CHECKING:
     from maka_client._resume import ResumableStream
     from maka_client._transport import ClientOptions, ResumePolicy
     from maka_client.errors import (
+        AlreadyExistsError,
         AlreadyResolvedError,
         ClientClosedError,
         ConflictError,
@@ -26,7 +27,9 @@ if _typing.TYPE_CHECKING:
         InvalidRequestError,
         LeaseLostError,
         MakaError,
+        MessageQueueFullError,
         NotFoundError,
+        OutOfRangeError,
         ResourceExhaustedError,
         ResumeFailedError,
         ServerError,
@@ -65,6 +68,7 @@ def __getattr__(name: str) -> _typing.Any:
 
 
 __all__ = [
+    "AlreadyExistsError",
     "AlreadyResolvedError",
     "ClientClosedError",
     "ClientOptions",
@@ -75,7 +79,9 @@ __all__ = [
     "KernelClient",
     "LeaseLostError",
     "MakaError",
+    "MessageQueueFullError",
     "NotFoundError",
+    "OutOfRangeError",
     "ResourceClient",
     "ResourceExhaustedError",
     "ResumableStream",

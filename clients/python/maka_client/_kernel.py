@@ -316,13 +316,19 @@ class KernelClient:
         return list(response.events)
 
     async def list_turns(self, session_id: str, *, timeout: float | None = None) -> list[pb.Turn]:
-        """A session's turns in the order they started."""
+        """A session's turns in the order they started (every page of them)."""
         t = self._timeout(timeout)
-        with translated():
-            response = await self._stub.ListTurns(
-                pb.ListTurnsRequest(session_id=session_id), timeout=t
-            )
-        return list(response.turns)
+        turns: list[pb.Turn] = []
+        after_seq = 0
+        while True:
+            with translated():
+                response = await self._stub.ListTurns(
+                    pb.ListTurnsRequest(session_id=session_id, after_seq=after_seq), timeout=t
+                )
+            turns.extend(response.turns)
+            after_seq = response.next_after_seq
+            if not after_seq:
+                return turns
 
     def start_turn(
         self,

@@ -3,9 +3,12 @@
 ::
 
     MakaError                       any failed call; .code .reason .domain .metadata
-    ├── InvalidRequestError         INVALID_REQUEST       your request is malformed (.field)
-    │                               REQUEST_UNDECODABLE   not a valid protobuf message (raw bytes)
+    ├── InvalidRequestError         INVALID_REQUEST       your request is malformed (.field;
+    │   │                                                 .metadata["limit"] for a limit)
+    │   │                           REQUEST_UNDECODABLE   not a valid protobuf message (raw bytes)
+    │   └── OutOfRangeError         OUT_OF_RANGE          a cursor beyond the end of the log
     ├── NotFoundError               NOT_FOUND             no such session / run / request
+    ├── AlreadyExistsError          ALREADY_EXISTS        the id you chose is taken
     ├── ConflictError               OPERATION_CONFLICT    state forbids it now (someone holds it)
     │   ├── AlreadyResolvedError    ALREADY_RESOLVED      the request was answered already
     │   ├── SessionBusyError        SESSION_BUSY          another turn runs
@@ -14,9 +17,11 @@
     ├── SessionArchivedError        SESSION_ARCHIVED
     ├── SessionQuarantinedError     SESSION_QUARANTINED   a stopped run has not settled
     ├── DrainingError               HOST_DRAINING         the service is shutting down
-    ├── ResourceExhaustedError      RESOURCE_EXHAUSTED    a limit (live runs, PTYs)
-    │                               REQUEST_TOO_LARGE     request message above --max-request-bytes
-    │                                                     (.metadata["limit_bytes"], ["size_bytes"])
+    ├── ResourceExhaustedError      RESOURCE_EXHAUSTED    a limit (live runs, PTYs, runs per
+    │   │                                                 session; .metadata["limit_name"])
+    │   │                           REQUEST_TOO_LARGE     request message above --max-request-bytes
+    │   │                                                 (.metadata["limit_bytes"], ["size_bytes"])
+    │   └── MessageQueueFullError   MESSAGE_QUEUE_FULL    the turn's message queue is full
     ├── UnavailableError            (no reason)           transport: not reachable, deadline
     │   └── ResumeFailedError       (client side)         a stream could not be resumed in time
     ├── ClientClosedError           (client side)         you closed this client
@@ -67,7 +72,15 @@ class InvalidRequestError(MakaError):
     pass
 
 
+class OutOfRangeError(InvalidRequestError):
+    """A cursor (``after_seq``, ``after_change_seq``, ``after_sequence``) is beyond the end."""
+
+
 class NotFoundError(MakaError):
+    pass
+
+
+class AlreadyExistsError(MakaError):
     pass
 
 
@@ -99,6 +112,10 @@ class ResourceExhaustedError(MakaError):
     pass
 
 
+class MessageQueueFullError(ResourceExhaustedError):
+    pass
+
+
 class UnavailableError(MakaError):
     pass
 
@@ -124,7 +141,9 @@ class ServerError(MakaError):
 
 BY_REASON: dict[str, type[MakaError]] = {
     "INVALID_REQUEST": InvalidRequestError,
+    "OUT_OF_RANGE": OutOfRangeError,
     "NOT_FOUND": NotFoundError,
+    "ALREADY_EXISTS": AlreadyExistsError,
     "OPERATION_CONFLICT": ConflictError,
     "ALREADY_RESOLVED": AlreadyResolvedError,
     "SESSION_BUSY": SessionBusyError,
@@ -134,11 +153,14 @@ BY_REASON: dict[str, type[MakaError]] = {
     "RESOURCE_EXHAUSTED": ResourceExhaustedError,
     "REQUEST_TOO_LARGE": ResourceExhaustedError,
     "REQUEST_UNDECODABLE": InvalidRequestError,
+    "MESSAGE_QUEUE_FULL": MessageQueueFullError,
 }
 
 BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {
     grpc.StatusCode.INVALID_ARGUMENT: InvalidRequestError,
+    grpc.StatusCode.OUT_OF_RANGE: OutOfRangeError,
     grpc.StatusCode.NOT_FOUND: NotFoundError,
+    grpc.StatusCode.ALREADY_EXISTS: AlreadyExistsError,
     grpc.StatusCode.ABORTED: ConflictError,
     grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
     grpc.StatusCode.UNAVAILABLE: UnavailableError,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ from maka_common.status import error_info
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 
 WORKSPACE = "/tmp/maka-kernel-e2e"
+# Sessions need a workspace root that exists.
+os.makedirs(WORKSPACE, exist_ok=True)
 
 
 @dataclass
@@ -67,7 +70,11 @@ class Server:
 
 
 async def start_server(
-    data_dir: Path, *, shutdown_grace: float = 5.0, answer_timeout: float | None = None
+    data_dir: Path,
+    *,
+    shutdown_grace: float = 5.0,
+    answer_timeout: float | None = None,
+    **settings: Any,
 ) -> Server:
     common = CommonConfig(
         service="kernel",
@@ -83,6 +90,7 @@ async def start_server(
         answer_timeout=answer_timeout,
         default_backend="scripted",
         shutdown_resource=False,
+        **settings,
     )
     service = KernelService(config)
     host = ServerHost(common, service)

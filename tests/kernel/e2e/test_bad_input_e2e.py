@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 from maka.kernel.v1 import kernel_pb2 as pb
 
-from .conftest import Server, create_session, database, failure, kind, read_until, reason
+from .conftest import WORKSPACE, Server, create_session, database, failure, kind, read_until, reason
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 NOT_FOUND = (grpc.StatusCode.NOT_FOUND, "NOT_FOUND")
@@ -157,20 +157,24 @@ async def test_bad_requests_get_a_clear_status_and_write_nothing(server: Server)
             "workspace_root",
         ),
         (
-            stub.CreateSession(pb.CreateSessionRequest(workspace_root="/w", backend="quantum")),
-            (grpc.StatusCode.FAILED_PRECONDITION, "BACKEND_UNAVAILABLE"),
-            "",
+            stub.CreateSession(
+                pb.CreateSessionRequest(workspace_root=WORKSPACE, backend="quantum")
+            ),
+            (INVALID, "INVALID_REQUEST"),
+            "backend",
         ),
         (
             stub.CreateSession(
-                pb.CreateSessionRequest(workspace_root="/w", permission_mode=42)  # type: ignore[arg-type]
+                pb.CreateSessionRequest(workspace_root=WORKSPACE, permission_mode=42)  # type: ignore[arg-type]
             ),
             (INVALID, "INVALID_REQUEST"),
             "permission_mode",
         ),
         (
-            stub.CreateSession(pb.CreateSessionRequest(workspace_root="/w", session_id=session.id)),
-            (grpc.StatusCode.ABORTED, "OPERATION_CONFLICT"),
+            stub.CreateSession(
+                pb.CreateSessionRequest(workspace_root=WORKSPACE, session_id=session.id)
+            ),
+            (grpc.StatusCode.ALREADY_EXISTS, "ALREADY_EXISTS"),
             "",
         ),
         (

@@ -1126,7 +1126,10 @@ Global___SessionEvent: _TypeAlias = SessionEvent  # noqa: Y015
 
 @_typing.final
 class CreateSessionRequest(_message.Message):
-    """CreateSessionRequest describes a new session."""
+    """CreateSessionRequest describes a new session. Every string has a length limit (UTF-8 bytes;
+    over it: INVALID_ARGUMENT with the field and the limit in ErrorInfo metadata). During a
+    drain it is UNAVAILABLE/HOST_DRAINING.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1162,32 +1165,39 @@ class CreateSessionRequest(_message.Message):
     CONNECTION_LOCKED_FIELD_NUMBER: _builtins.int
     BACKEND_OPTIONS_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
-    """The id to use; empty lets the kernel choose one."""
+    """The id to use (1-128 of letters, digits, '.', '_', ':', '-'); empty lets the kernel
+    choose one. An id already in use is ALREADY_EXISTS.
+    """
     workspace_root: _builtins.str
-    """The absolute workspace root (required)."""
+    """The absolute workspace root (required, at most 4095 bytes): an existing directory."""
     cwd: _builtins.str
-    """The absolute working directory; empty means the workspace root."""
+    """The absolute working directory (at most 4095 bytes); empty means the workspace root. It
+    must be an existing directory inside the workspace root once ".." and symlinks are
+    resolved.
+    """
     name: _builtins.str
-    """The session's name; a non-empty name counts as set by a user."""
+    """The session's name (at most 1024 bytes); a non-empty name counts as set by a user."""
     backend: _builtins.str
     """The backend kind ("shell", "llm" or "scripted"); empty means the kernel's default backend
-    (--default-backend, "shell" unless configured).
+    (--default-backend, "shell" unless configured). An unknown kind is INVALID_ARGUMENT.
     """
     model: _builtins.str
-    """The model name."""
+    """The model name (at most 256 bytes)."""
     permission_mode: Global___PermissionMode.ValueType
     """Whether the agent asks before crossing the sandbox boundary (default ASK)."""
     llm_connection_slug: _builtins.str
-    """The slug of the model connection."""
+    """The slug of the model connection (at most 128 bytes)."""
     connection_locked: _builtins.bool
     """True to lock the connection."""
     @_builtins.property
     def labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Labels."""
+        """Labels: at most 32, each 1-64 characters without ','."""
 
     @_builtins.property
     def backend_options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
-        """Settings for the backend."""
+        """Settings for the backend: at most 64 entries, keys at most 128 bytes, values at most
+        64 KiB, 256 KiB in all.
+        """
 
     def __init__(
         self,
@@ -1293,15 +1303,19 @@ class ListSessionsRequest(_message.Message):
     ARCHIVED_FIELD_NUMBER: _builtins.int
     LABEL_FIELD_NUMBER: _builtins.int
     page_size: _builtins.int
-    """Most sessions to return, 1 to 500; 0 means 50."""
+    """Most sessions to return, 1 to 500; 0 means 50. A page is also bounded by bytes
+    (--max-page-bytes, default 2 MiB, always below a default client's 4 MiB): it may hold
+    fewer sessions, and always at least one.
+    """
     page_token: _builtins.str
-    """The next_page_token of the previous page; empty for the first page. Tokens are opaque:
-    pass one back unchanged; anything else is INVALID_ARGUMENT (field page_token).
+    """The next_page_token of the previous page; empty for the first page (at most 1024 bytes).
+    Tokens are opaque: pass one back unchanged; anything else is INVALID_ARGUMENT (field
+    page_token).
     """
     archived: _builtins.bool
     """Only archived (true) or only unarchived (false) sessions; unset for both."""
     label: _builtins.str
-    """Only sessions with this label; empty for all."""
+    """Only sessions with this label (at most 64 bytes); empty for all."""
     def __init__(
         self,
         *,
@@ -1329,7 +1343,9 @@ class ListSessionsResponse(_message.Message):
     SESSIONS_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
-    """The token for the next page (opaque); empty on the last page."""
+    """The token for the next page (opaque); empty on the last page. A page cut short by the
+    byte bound has a token too: read on until it is empty.
+    """
     @_builtins.property
     def sessions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Session]:
         """The sessions, newest first."""
@@ -1394,7 +1410,7 @@ class UpdateSessionRequest(_message.Message):
     flagged: _builtins.bool
     """Flag or unflag."""
     model: _builtins.str
-    """A new model name."""
+    """A new model name (at most 256 bytes)."""
     permission_mode: Global___PermissionMode.ValueType
     """A new permission mode (UNSPECIFIED: unchanged)."""
     archived: _builtins.bool
@@ -1402,7 +1418,9 @@ class UpdateSessionRequest(_message.Message):
     has_unread: _builtins.bool
     """Mark read (false) or unread (true)."""
     cwd: _builtins.str
-    """A new absolute working directory."""
+    """A new absolute working directory: an existing directory inside the workspace root once
+    ".." and symlinks are resolved (else INVALID_ARGUMENT, field cwd).
+    """
     @_builtins.property
     def labels(self) -> Global___Labels:
         """Replace the labels."""
@@ -1526,9 +1544,14 @@ class ReadMessagesRequest(_message.Message):
     session_id: _builtins.str
     """The session id."""
     after_seq: _builtins.int
-    """Return entries with a sequence number greater than this (0: from the start)."""
+    """Return entries with a sequence number greater than this (0: from the start). Beyond the
+    newest entry is OUT_OF_RANGE (last_seq in ErrorInfo metadata).
+    """
     limit: _builtins.int
-    """Most entries to return, 1 to 1000; 0 means 1000."""
+    """Most entries to return, 1 to 1000; 0 means 1000. A response is also bounded by bytes
+    (--max-page-bytes, default 2 MiB): it may hold fewer entries, and always at least one
+    when there is one. Read on from the seq of the last entry until a response is empty.
+    """
     def __init__(
         self,
         *,
@@ -1553,7 +1576,9 @@ class ReadMessagesResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionEvent]:
-        """The entries."""
+        """The entries (none: nothing after after_seq yet). No entry is larger than 1 MiB: texts a
+        backend produced beyond that are cut when recorded, saying so.
+        """
 
     def __init__(
         self,
@@ -1570,21 +1595,33 @@ Global___ReadMessagesResponse: _TypeAlias = ReadMessagesResponse  # noqa: Y015
 
 @_typing.final
 class ListTurnsRequest(_message.Message):
-    """ListTurnsRequest names a session."""
+    """ListTurnsRequest asks for a page of a session's turns."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SESSION_ID_FIELD_NUMBER: _builtins.int
+    AFTER_SEQ_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
+    after_seq: _builtins.int
+    """Only turns that started after this log sequence number (0: from the start); pass the
+    previous response's next_after_seq for the next page.
+    """
+    limit: _builtins.int
+    """Most turns to return, 1 to 1000; 0 means 1000. A page is also bounded by bytes
+    (--max-page-bytes, default 2 MiB): it may hold fewer turns, and always at least one.
+    """
     def __init__(
         self,
         *,
         session_id: _builtins.str = ...,
+        after_seq: _builtins.int = ...,
+        limit: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_seq", b"after_seq", "limit", b"limit", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1592,11 +1629,14 @@ Global___ListTurnsRequest: _TypeAlias = ListTurnsRequest  # noqa: Y015
 
 @_typing.final
 class ListTurnsResponse(_message.Message):
-    """ListTurnsResponse returns a session's turns."""
+    """ListTurnsResponse returns a page of a session's turns."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     TURNS_FIELD_NUMBER: _builtins.int
+    NEXT_AFTER_SEQ_FIELD_NUMBER: _builtins.int
+    next_after_seq: _builtins.int
+    """Pass as after_seq for the next page; 0 on the last page."""
     @_builtins.property
     def turns(self) -> _containers.RepeatedCompositeFieldContainer[Global___Turn]:
         """The turns in the order they started."""
@@ -1605,10 +1645,11 @@ class ListTurnsResponse(_message.Message):
         self,
         *,
         turns: _abc.Iterable[Global___Turn] | None = ...,
+        next_after_seq: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["turns", b"turns"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_after_seq", b"next_after_seq", "turns", b"turns"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1682,7 +1723,9 @@ class StopSessionRequest(_message.Message):
     session_id: _builtins.str
     """The session id."""
     source: _builtins.str
-    """Who stops it, a lowercase identifier recorded with the abort; empty means "api"."""
+    """Who stops it, a lowercase identifier (at most 64 bytes) recorded with the abort; empty
+    means "api".
+    """
     mode: Global___StopMode.ValueType
     """When to stop."""
     def __init__(
@@ -1807,7 +1850,7 @@ class RespondToSandboxBoundaryRequest(_message.Message):
     decision: Global___SandboxDecision.ValueType
     """The decision."""
     reason: _builtins.str
-    """An optional explanation, recorded with the decision."""
+    """An optional explanation (at most 4096 bytes), recorded with the decision."""
     def __init__(
         self,
         *,
@@ -1863,7 +1906,9 @@ class RespondToUserQuestionRequest(_message.Message):
     """The request id (from the UserQuestionRequest event)."""
     @_builtins.property
     def answers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The answers (at least one; each one of the options when the question has options)."""
+        """The answers (1 to 16, each at most 64 KiB; each one of the options when the question has
+        options).
+        """
 
     def __init__(
         self,
@@ -1906,7 +1951,12 @@ Global___RespondToUserQuestionResponse: _TypeAlias = RespondToUserQuestionRespon
 
 @_typing.final
 class SendMessageRequest(_message.Message):
-    """SendMessageRequest sends a message into the running turn."""
+    """SendMessageRequest sends a message into the running turn. Each turn queues at most
+    --max-queued-messages (default 100) messages and --max-queued-bytes (default 4 MiB) of text
+    its backend has not taken yet; beyond that it is RESOURCE_EXHAUSTED/MESSAGE_QUEUE_FULL
+    (limit_name and limit in ErrorInfo metadata). What is still queued when the turn ends is
+    rejected (a message_rejected note) and dropped.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1971,7 +2021,10 @@ class WatchSessionRequest(_message.Message):
     session_id: _builtins.str
     """The session id."""
     after_seq: _builtins.int
-    """Replay entries after this sequence number (0: everything), then follow live ones."""
+    """Replay entries after this sequence number (0: everything), then follow live ones. Beyond
+    the newest entry is OUT_OF_RANGE (last_seq in ErrorInfo metadata). A watch on a session
+    that is deleted ends NOT_FOUND; one ended by a drain ends OK (resume elsewhere).
+    """
     def __init__(
         self,
         *,
@@ -1988,7 +2041,7 @@ Global___WatchSessionRequest: _TypeAlias = WatchSessionRequest  # noqa: Y015
 
 @_typing.final
 class WatchSessionResponse(_message.Message):
-    """WatchSessionResponse is one log entry."""
+    """WatchSessionResponse is one log entry (at most 1 MiB, see ReadMessagesResponse)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -224,9 +224,11 @@ class PipesOutput(_message.Message):
     STDOUT_TRUNCATED_FIELD_NUMBER: _builtins.int
     STDERR_TRUNCATED_FIELD_NUMBER: _builtins.int
     stdout: _builtins.str
-    """The last 1 MiB of standard output, decoded as UTF-8 (invalid bytes replaced)."""
+    """The last 1 MiB of standard output, decoded as UTF-8 (invalid bytes replaced), at most
+    1 MiB of UTF-8 once decoded: so a Run stays far below a default client's 4 MiB.
+    """
     stderr: _builtins.str
-    """The last 1 MiB of standard error, decoded the same way."""
+    """The last 1 MiB of standard error, decoded and bounded the same way."""
     stdout_truncated: _builtins.bool
     """True when older standard output was dropped."""
     stderr_truncated: _builtins.bool
@@ -578,7 +580,11 @@ Global___OpenConnectionResponse: _TypeAlias = OpenConnectionResponse  # noqa: Y0
 
 @_typing.final
 class RunForegroundRequest(_message.Message):
-    """RunForegroundRequest asks for a foreground run."""
+    """RunForegroundRequest asks for a foreground run. Every string has a length limit (UTF-8
+    bytes; over it: INVALID_ARGUMENT with the field and the limit in ErrorInfo metadata): command
+    131071, cwd 4095, source ids 256, env at most 256 entries and 128 KiB in all. One session has
+    at most --max-live-runs-per-session runs live (RESOURCE_EXHAUSTED, limit_name in metadata).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -874,10 +880,14 @@ class ListRunsRequest(_message.Message):
     are left out, as GetRun refuses them).
     """
     page_size: _builtins.int
-    """At most this many runs, 1 to 500; 0 means 50."""
+    """At most this many runs, 1 to 500; 0 means 50. A page is also bounded by bytes
+    (--max-page-bytes, default 2 MiB, below a default client's 4 MiB): it may hold fewer
+    runs, and always at least one (no run is larger than about 2.2 MiB).
+    """
     page_token: _builtins.str
-    """next_page_token of the previous page; empty for the first page. Tokens are opaque: pass
-    one back unchanged; anything else is INVALID_ARGUMENT (field page_token).
+    """next_page_token of the previous page; empty for the first page (at most 1024 bytes).
+    Tokens are opaque: pass one back unchanged; anything else is INVALID_ARGUMENT (field
+    page_token).
     """
     def __init__(
         self,
@@ -903,7 +913,9 @@ class ListRunsResponse(_message.Message):
     RUNS_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     next_page_token: _builtins.str
-    """Pass as page_token for the next page (opaque); empty on the last page."""
+    """Pass as page_token for the next page (opaque); empty on the last page. A page cut short
+    by the byte bound has a token too: read on until it is empty.
+    """
     @_builtins.property
     def runs(self) -> _containers.RepeatedCompositeFieldContainer[Global___Run]:
         """The runs, oldest first."""
@@ -985,7 +997,9 @@ class WatchRunsRequest(_message.Message):
     session_id: _builtins.str
     """The session."""
     after_change_seq: _builtins.int
-    """Only changes with a larger change_seq; 0 replays every run of the session."""
+    """Only changes with a larger change_seq; 0 replays every run of the session. Beyond the
+    service's newest change_seq is OUT_OF_RANGE (the newest in ErrorInfo metadata "last").
+    """
     def __init__(
         self,
         *,
@@ -1296,7 +1310,8 @@ class AttachStart(_message.Message):
     """The run's reference."""
     after_sequence: _builtins.int
     """Replay output chunks after this sequence (0: everything still kept). Larger than the
-    run's newest output sequence is INVALID_ARGUMENT: it would skip output still to come.
+    run's newest output sequence is OUT_OF_RANGE (the newest in ErrorInfo metadata "last"):
+    it would skip output still to come.
     """
     controller_id: _builtins.str
     """If set, take the controller lease under this id for the stream's lifetime."""
@@ -1678,7 +1693,10 @@ class ArchiveSessionResponse(_message.Message):
     STOPPED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def stopped(self) -> _containers.RepeatedCompositeFieldContainer[Global___Run]:
-        """The final state of every run that was active and was stopped by this call."""
+        """The final state of every run that was active and was stopped by this call. Runs past
+        --max-page-bytes come without their output (pipes: empty streams flagged truncated; PTY:
+        an empty screen), so the reply stays below a default client's 4 MiB.
+        """
 
     def __init__(
         self,

@@ -2288,31 +2288,37 @@ func (*SessionEvent_Complete) isSessionEvent_Event() {}
 
 func (*SessionEvent_Error) isSessionEvent_Event() {}
 
-// CreateSessionRequest describes a new session.
+// CreateSessionRequest describes a new session. Every string has a length limit (UTF-8 bytes;
+// over it: INVALID_ARGUMENT with the field and the limit in ErrorInfo metadata). During a
+// drain it is UNAVAILABLE/HOST_DRAINING.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The id to use; empty lets the kernel choose one.
+	// The id to use (1-128 of letters, digits, '.', '_', ':', '-'); empty lets the kernel
+	// choose one. An id already in use is ALREADY_EXISTS.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// The absolute workspace root (required).
+	// The absolute workspace root (required, at most 4095 bytes): an existing directory.
 	WorkspaceRoot string `protobuf:"bytes,2,opt,name=workspace_root,json=workspaceRoot,proto3" json:"workspace_root,omitempty"`
-	// The absolute working directory; empty means the workspace root.
+	// The absolute working directory (at most 4095 bytes); empty means the workspace root. It
+	// must be an existing directory inside the workspace root once ".." and symlinks are
+	// resolved.
 	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
-	// The session's name; a non-empty name counts as set by a user.
+	// The session's name (at most 1024 bytes); a non-empty name counts as set by a user.
 	Name string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	// The backend kind ("shell", "llm" or "scripted"); empty means the kernel's default backend
-	// (--default-backend, "shell" unless configured).
+	// (--default-backend, "shell" unless configured). An unknown kind is INVALID_ARGUMENT.
 	Backend string `protobuf:"bytes,5,opt,name=backend,proto3" json:"backend,omitempty"`
-	// The model name.
+	// The model name (at most 256 bytes).
 	Model string `protobuf:"bytes,6,opt,name=model,proto3" json:"model,omitempty"`
 	// Whether the agent asks before crossing the sandbox boundary (default ASK).
 	PermissionMode PermissionMode `protobuf:"varint,7,opt,name=permission_mode,json=permissionMode,proto3,enum=maka.kernel.v1.PermissionMode" json:"permission_mode,omitempty"`
-	// Labels.
+	// Labels: at most 32, each 1-64 characters without ','.
 	Labels []string `protobuf:"bytes,8,rep,name=labels,proto3" json:"labels,omitempty"`
-	// The slug of the model connection.
+	// The slug of the model connection (at most 128 bytes).
 	LlmConnectionSlug string `protobuf:"bytes,9,opt,name=llm_connection_slug,json=llmConnectionSlug,proto3" json:"llm_connection_slug,omitempty"`
 	// True to lock the connection.
 	ConnectionLocked bool `protobuf:"varint,10,opt,name=connection_locked,json=connectionLocked,proto3" json:"connection_locked,omitempty"`
-	// Settings for the backend.
+	// Settings for the backend: at most 64 entries, keys at most 128 bytes, values at most
+	// 64 KiB, 256 KiB in all.
 	BackendOptions map[string]string `protobuf:"bytes,11,rep,name=backend_options,json=backendOptions,proto3" json:"backend_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -2566,14 +2572,17 @@ func (x *GetSessionResponse) GetSession() *Session {
 // ListSessionsRequest asks for a page of sessions.
 type ListSessionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Most sessions to return, 1 to 500; 0 means 50.
+	// Most sessions to return, 1 to 500; 0 means 50. A page is also bounded by bytes
+	// (--max-page-bytes, default 2 MiB, always below a default client's 4 MiB): it may hold
+	// fewer sessions, and always at least one.
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// The next_page_token of the previous page; empty for the first page. Tokens are opaque:
-	// pass one back unchanged; anything else is INVALID_ARGUMENT (field page_token).
+	// The next_page_token of the previous page; empty for the first page (at most 1024 bytes).
+	// Tokens are opaque: pass one back unchanged; anything else is INVALID_ARGUMENT (field
+	// page_token).
 	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	// Only archived (true) or only unarchived (false) sessions; unset for both.
 	Archived *bool `protobuf:"varint,3,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
-	// Only sessions with this label; empty for all.
+	// Only sessions with this label (at most 64 bytes); empty for all.
 	Label         string `protobuf:"bytes,4,opt,name=label,proto3" json:"label,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2642,7 +2651,8 @@ type ListSessionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The sessions, newest first.
 	Sessions []*Session `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
-	// The token for the next page (opaque); empty on the last page.
+	// The token for the next page (opaque); empty on the last page. A page cut short by the
+	// byte bound has a token too: read on until it is empty.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2749,7 +2759,7 @@ type UpdateSessionRequest struct {
 	Flagged *bool `protobuf:"varint,3,opt,name=flagged,proto3,oneof" json:"flagged,omitempty"`
 	// Replace the labels.
 	Labels *Labels `protobuf:"bytes,4,opt,name=labels,proto3" json:"labels,omitempty"`
-	// A new model name.
+	// A new model name (at most 256 bytes).
 	Model *string `protobuf:"bytes,5,opt,name=model,proto3,oneof" json:"model,omitempty"`
 	// A new permission mode (UNSPECIFIED: unchanged).
 	PermissionMode PermissionMode `protobuf:"varint,6,opt,name=permission_mode,json=permissionMode,proto3,enum=maka.kernel.v1.PermissionMode" json:"permission_mode,omitempty"`
@@ -2757,7 +2767,8 @@ type UpdateSessionRequest struct {
 	Archived *bool `protobuf:"varint,7,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
 	// Mark read (false) or unread (true).
 	HasUnread *bool `protobuf:"varint,8,opt,name=has_unread,json=hasUnread,proto3,oneof" json:"has_unread,omitempty"`
-	// A new absolute working directory.
+	// A new absolute working directory: an existing directory inside the workspace root once
+	// ".." and symlinks are resolved (else INVALID_ARGUMENT, field cwd).
 	Cwd           *string `protobuf:"bytes,9,opt,name=cwd,proto3,oneof" json:"cwd,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2990,9 +3001,12 @@ type ReadMessagesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// Return entries with a sequence number greater than this (0: from the start).
+	// Return entries with a sequence number greater than this (0: from the start). Beyond the
+	// newest entry is OUT_OF_RANGE (last_seq in ErrorInfo metadata).
 	AfterSeq int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
-	// Most entries to return, 1 to 1000; 0 means 1000.
+	// Most entries to return, 1 to 1000; 0 means 1000. A response is also bounded by bytes
+	// (--max-page-bytes, default 2 MiB): it may hold fewer entries, and always at least one
+	// when there is one. Read on from the seq of the last entry until a response is empty.
 	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3052,7 +3066,8 @@ func (x *ReadMessagesRequest) GetLimit() int32 {
 // ReadMessagesResponse returns stored log entries in order.
 type ReadMessagesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The entries.
+	// The entries (none: nothing after after_seq yet). No entry is larger than 1 MiB: texts a
+	// backend produced beyond that are cut when recorded, saying so.
 	Events        []*SessionEvent `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3095,11 +3110,17 @@ func (x *ReadMessagesResponse) GetEvents() []*SessionEvent {
 	return nil
 }
 
-// ListTurnsRequest names a session.
+// ListTurnsRequest asks for a page of a session's turns.
 type ListTurnsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
-	SessionId     string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Only turns that started after this log sequence number (0: from the start); pass the
+	// previous response's next_after_seq for the next page.
+	AfterSeq int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	// Most turns to return, 1 to 1000; 0 means 1000. A page is also bounded by bytes
+	// (--max-page-bytes, default 2 MiB): it may hold fewer turns, and always at least one.
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3141,11 +3162,27 @@ func (x *ListTurnsRequest) GetSessionId() string {
 	return ""
 }
 
-// ListTurnsResponse returns a session's turns.
+func (x *ListTurnsRequest) GetAfterSeq() int64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+func (x *ListTurnsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListTurnsResponse returns a page of a session's turns.
 type ListTurnsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The turns in the order they started.
-	Turns         []*Turn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	Turns []*Turn `protobuf:"bytes,1,rep,name=turns,proto3" json:"turns,omitempty"`
+	// Pass as after_seq for the next page; 0 on the last page.
+	NextAfterSeq  int64 `protobuf:"varint,2,opt,name=next_after_seq,json=nextAfterSeq,proto3" json:"next_after_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3185,6 +3222,13 @@ func (x *ListTurnsResponse) GetTurns() []*Turn {
 		return x.Turns
 	}
 	return nil
+}
+
+func (x *ListTurnsResponse) GetNextAfterSeq() int64 {
+	if x != nil {
+		return x.NextAfterSeq
+	}
+	return 0
 }
 
 // StartTurnRequest starts (or attaches to) a turn.
@@ -3303,7 +3347,8 @@ type StopSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// Who stops it, a lowercase identifier recorded with the abort; empty means "api".
+	// Who stops it, a lowercase identifier (at most 64 bytes) recorded with the abort; empty
+	// means "api".
 	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
 	// When to stop.
 	Mode          StopMode `protobuf:"varint,3,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
@@ -3553,7 +3598,7 @@ type RespondToSandboxBoundaryRequest struct {
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The decision.
 	Decision SandboxDecision `protobuf:"varint,3,opt,name=decision,proto3,enum=maka.kernel.v1.SandboxDecision" json:"decision,omitempty"`
-	// An optional explanation, recorded with the decision.
+	// An optional explanation (at most 4096 bytes), recorded with the decision.
 	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3670,7 +3715,8 @@ type RespondToUserQuestionRequest struct {
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The request id (from the UserQuestionRequest event).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// The answers (at least one; each one of the options when the question has options).
+	// The answers (1 to 16, each at most 64 KiB; each one of the options when the question has
+	// options).
 	Answers       []string `protobuf:"bytes,3,rep,name=answers,proto3" json:"answers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3773,7 +3819,11 @@ func (x *RespondToUserQuestionResponse) GetInteraction() *Interaction {
 	return nil
 }
 
-// SendMessageRequest sends a message into the running turn.
+// SendMessageRequest sends a message into the running turn. Each turn queues at most
+// --max-queued-messages (default 100) messages and --max-queued-bytes (default 4 MiB) of text
+// its backend has not taken yet; beyond that it is RESOURCE_EXHAUSTED/MESSAGE_QUEUE_FULL
+// (limit_name and limit in ErrorInfo metadata). What is still queued when the turn ends is
+// rejected (a message_rejected note) and dropped.
 type SendMessageRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
@@ -3897,7 +3947,9 @@ type WatchSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session id.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// Replay entries after this sequence number (0: everything), then follow live ones.
+	// Replay entries after this sequence number (0: everything), then follow live ones. Beyond
+	// the newest entry is OUT_OF_RANGE (last_seq in ErrorInfo metadata). A watch on a session
+	// that is deleted ends NOT_FOUND; one ended by a drain ends OK (resume elsewhere).
 	AfterSeq      int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -3947,7 +3999,7 @@ func (x *WatchSessionRequest) GetAfterSeq() int64 {
 	return 0
 }
 
-// WatchSessionResponse is one log entry.
+// WatchSessionResponse is one log entry (at most 1 MiB, see ReadMessagesResponse).
 type WatchSessionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The entry.
@@ -4452,12 +4504,15 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12\x14\n" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"L\n" +
 	"\x14ReadMessagesResponse\x124\n" +
-	"\x06events\x18\x01 \x03(\v2\x1c.maka.kernel.v1.SessionEventR\x06events\"1\n" +
+	"\x06events\x18\x01 \x03(\v2\x1c.maka.kernel.v1.SessionEventR\x06events\"d\n" +
 	"\x10ListTurnsRequest\x12\x1d\n" +
 	"\n" +
-	"session_id\x18\x01 \x01(\tR\tsessionId\"?\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"e\n" +
 	"\x11ListTurnsResponse\x12*\n" +
-	"\x05turns\x18\x01 \x03(\v2\x14.maka.kernel.v1.TurnR\x05turns\"^\n" +
+	"\x05turns\x18\x01 \x03(\v2\x14.maka.kernel.v1.TurnR\x05turns\x12$\n" +
+	"\x0enext_after_seq\x18\x02 \x01(\x03R\fnextAfterSeq\"^\n" +
 	"\x10StartTurnRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +

@@ -411,9 +411,10 @@ func (x *GetServerInfoResponse) GetStandalone() bool {
 // PipesOutput is the retained output of a pipes run.
 type PipesOutput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The last 1 MiB of standard output, decoded as UTF-8 (invalid bytes replaced).
+	// The last 1 MiB of standard output, decoded as UTF-8 (invalid bytes replaced), at most
+	// 1 MiB of UTF-8 once decoded: so a Run stays far below a default client's 4 MiB.
 	Stdout string `protobuf:"bytes,1,opt,name=stdout,proto3" json:"stdout,omitempty"`
-	// The last 1 MiB of standard error, decoded the same way.
+	// The last 1 MiB of standard error, decoded and bounded the same way.
 	Stderr string `protobuf:"bytes,2,opt,name=stderr,proto3" json:"stderr,omitempty"`
 	// True when older standard output was dropped.
 	StdoutTruncated bool `protobuf:"varint,3,opt,name=stdout_truncated,json=stdoutTruncated,proto3" json:"stdout_truncated,omitempty"`
@@ -1136,7 +1137,10 @@ func (x *OpenConnectionResponse) GetConnectionId() string {
 	return ""
 }
 
-// RunForegroundRequest asks for a foreground run.
+// RunForegroundRequest asks for a foreground run. Every string has a length limit (UTF-8
+// bytes; over it: INVALID_ARGUMENT with the field and the limit in ErrorInfo metadata): command
+// 131071, cwd 4095, source ids 256, env at most 256 entries and 128 KiB in all. One session has
+// at most --max-live-runs-per-session runs live (RESOURCE_EXHAUSTED, limit_name in metadata).
 type RunForegroundRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session the run belongs to.
@@ -1650,10 +1654,13 @@ type ListRunsRequest struct {
 	// The session; empty lists the runs of every session (archived and deleted sessions' runs
 	// are left out, as GetRun refuses them).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// At most this many runs, 1 to 500; 0 means 50.
+	// At most this many runs, 1 to 500; 0 means 50. A page is also bounded by bytes
+	// (--max-page-bytes, default 2 MiB, below a default client's 4 MiB): it may hold fewer
+	// runs, and always at least one (no run is larger than about 2.2 MiB).
 	PageSize int32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// next_page_token of the previous page; empty for the first page. Tokens are opaque: pass
-	// one back unchanged; anything else is INVALID_ARGUMENT (field page_token).
+	// next_page_token of the previous page; empty for the first page (at most 1024 bytes).
+	// Tokens are opaque: pass one back unchanged; anything else is INVALID_ARGUMENT (field
+	// page_token).
 	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1715,7 +1722,8 @@ type ListRunsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The runs, oldest first.
 	Runs []*Run `protobuf:"bytes,1,rep,name=runs,proto3" json:"runs,omitempty"`
-	// Pass as page_token for the next page (opaque); empty on the last page.
+	// Pass as page_token for the next page (opaque); empty on the last page. A page cut short
+	// by the byte bound has a token too: read on until it is empty.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1872,7 +1880,8 @@ type WatchRunsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// Only changes with a larger change_seq; 0 replays every run of the session.
+	// Only changes with a larger change_seq; 0 replays every run of the session. Beyond the
+	// service's newest change_seq is OUT_OF_RANGE (the newest in ErrorInfo metadata "last").
 	AfterChangeSeq int64 `protobuf:"varint,2,opt,name=after_change_seq,json=afterChangeSeq,proto3" json:"after_change_seq,omitempty"`
 	unknownFields  protoimpl.UnknownFields
 	sizeCache      protoimpl.SizeCache
@@ -2515,7 +2524,8 @@ type AttachStart struct {
 	// The run's reference.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
 	// Replay output chunks after this sequence (0: everything still kept). Larger than the
-	// run's newest output sequence is INVALID_ARGUMENT: it would skip output still to come.
+	// run's newest output sequence is OUT_OF_RANGE (the newest in ErrorInfo metadata "last"):
+	// it would skip output still to come.
 	AfterSequence int64 `protobuf:"varint,3,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
 	// If set, take the controller lease under this id for the stream's lifetime.
 	ControllerId  string `protobuf:"bytes,4,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
@@ -3353,7 +3363,9 @@ func (x *ArchiveSessionRequest) GetDeleted() bool {
 // ArchiveSessionResponse lists the runs the archive stopped.
 type ArchiveSessionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The final state of every run that was active and was stopped by this call.
+	// The final state of every run that was active and was stopped by this call. Runs past
+	// --max-page-bytes come without their output (pipes: empty streams flagged truncated; PTY:
+	// an empty screen), so the reply stays below a default client's 4 MiB.
 	Stopped       []*Run `protobuf:"bytes,1,rep,name=stopped,proto3" json:"stopped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
