@@ -82,7 +82,9 @@ def _documented_codes() -> dict[str, str]:
         comment = comments.get((5, enum_index, 2, index), "")
         assert comment.strip(), f"{value.name} has no comment"
         if value.number:
-            documented[sdk.reason_name(value.number)] = comment.strip().split(":", 1)[0]
+            documented[sdk.reason_name(errors_pb2.ErrorReason.ValueType(value.number))] = (
+                comment.strip().split(":", 1)[0]
+            )
     return documented
 
 

@@ -101,7 +101,7 @@ async def test_a_failing_work_is_rolled_back_and_its_own_error_passes_through(
     with pytest.raises(Conflict):
         await worker.write(half)
     with pytest.raises(Refused, match="unreadable record"):
-        await worker.read(lambda db: {}["missing"])
+        await worker.read(lambda db: dict[str, int]()["missing"])
     assert await worker.read(lambda db: count(db, "parents")) == 0
 
 

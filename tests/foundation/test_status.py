@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -116,7 +117,7 @@ def test_error_info_reads_back_what_a_failure_builds() -> None:
     status = failure.status()
 
     class Call(grpc.RpcError):
-        def trailing_metadata(self) -> object:
+        def trailing_metadata(self) -> Any:
             return status.trailing_metadata
 
     info = error_info(Call())
