@@ -34,17 +34,18 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from google.protobuf import unknown_fields
 from google.protobuf.message import DecodeError, Message
+from maka.common.v1 import errors_pb2
 
 from maka_common.aio import race
-from maka_common.status import make_status
+from maka_common.status import make_status, reason_name
 
 #: gRPC's own default limit for a received message, kept as the service limit.
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 #: Where the transport itself stops reading (four times the default service limit).
 DEFAULT_MAX_TRANSPORT_BYTES = 16 * 1024 * 1024
 
-TOO_LARGE = "REQUEST_TOO_LARGE"
-UNDECODABLE = "REQUEST_UNDECODABLE"
+TOO_LARGE = reason_name(errors_pb2.ERROR_REASON_REQUEST_TOO_LARGE)
+UNDECODABLE = reason_name(errors_pb2.ERROR_REASON_REQUEST_UNDECODABLE)
 
 if TYPE_CHECKING:
     _Handler = grpc.RpcMethodHandler[Any, Any]
