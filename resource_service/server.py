@@ -76,7 +76,19 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         description="Maka Runtime resource service: shell runs over pipes and PTYs.",
         default_port=DEFAULT_PORT,
     )
-    defaults = ShellRunConfig()
+    _add_shell_settings(settings, ShellRunConfig())
+    common, ns = settings.parse(argv)
+    shell = ShellRunConfig(
+        max_live_runs=int(ns.max_live_runs),
+        max_live_ptys=int(ns.max_live_ptys),
+        max_live_runs_per_session=int(ns.max_live_runs_per_session) or None,
+        max_page_bytes=int(ns.max_page_bytes),
+        termination_grace=float(ns.termination_grace),
+    )
+    return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
+
+
+def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
     settings.add(
         "max-live-runs",
         type=_limit,
@@ -119,15 +131,6 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         help="admit any well-formed session id, not only the sessions the kernel registered "
         "(RegisterSession); archived sessions are still refused",
     )
-    common, ns = settings.parse(argv)
-    shell = ShellRunConfig(
-        max_live_runs=int(ns.max_live_runs),
-        max_live_ptys=int(ns.max_live_ptys),
-        max_live_runs_per_session=int(ns.max_live_runs_per_session) or None,
-        max_page_bytes=int(ns.max_page_bytes),
-        termination_grace=float(ns.termination_grace),
-    )
-    return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
 
 
 class _Residencies:
@@ -170,8 +173,12 @@ class ResourceService:
         self._connections: ConnectionRegistry | None = None
         self._residencies = _Residencies()
         self._closing = asyncio.Event()
-        self._failed = False
         self._tasks = TaskOwner(log)
+
+    @property
+    def host(self) -> ServerHost | None:
+        """The process shell serving this service (once :meth:`open` has run)."""
+        return self._host
 
     @property
     def sessions(self) -> SessionDirectory:
@@ -193,7 +200,7 @@ class ResourceService:
     @property
     def failed(self) -> bool:
         """Whether the fail-stop latch has tripped."""
-        return self._failed
+        return self._resources is not None and self._resources.failed
 
     @property
     def connections(self) -> ConnectionRegistry:
@@ -299,10 +306,8 @@ class ResourceService:
             self._owner.close()
 
     def _fail_stop(self, reason: str) -> None:
-        """State was lost or an invariant broke: stop serving and drain (once)."""
-        if self._failed:
-            return
-        self._failed = True
+        """The fail-stop latch tripped (once, :mod:`resource_service.core.failstop`): stop
+        serving and drain."""
         log.error("fail-stop: %s; reporting NOT_SERVING and draining", reason)
         if self._resources is not None:
             self._resources.begin_drain()

@@ -13,8 +13,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 
-from resource_service.core import ConnectionContext, NotFoundError, ResourceHost
-from resource_service.core.requests import check_length
+from resource_service.core import ConnectionContext, NotFoundError, ResourceHost, check_length
 
 __all__ = ["DETACHED", "ConnectionRegistry"]
 

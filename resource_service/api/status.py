@@ -19,7 +19,7 @@ from typing import Any, Final, TypeVar
 import grpc
 
 from maka_common.status import RESOURCE_DOMAIN, make_status
-from resource_service.core.errors import ResourceError, ShellRunPtyControlClosedError
+from resource_service.core import ResourceError, ShellRunPtyControlClosedError
 
 __all__ = ["Failure", "failure_of", "streaming", "unary"]
 

@@ -75,7 +75,7 @@ from resource_service.core.records import (
     parse_ref,
 )
 from resource_service.core.recovery import ORPHANED_MESSAGE, RecoveryReport
-from resource_service.core.requests import BashInput
+from resource_service.core.requests import BashInput, check_length
 from resource_service.core.store import SessionStore, ShellRunStore
 from resource_service.core.supervisor import RunSupervisor, ShellRunUpdate
 
@@ -133,6 +133,7 @@ __all__ = [
     "ShellRunUpdate",
     "StandaloneSessionDirectory",
     "StoreClosedError",
+    "check_length",
     "is_active_status",
     "parse_ref",
     "timed_out_message",

@@ -21,6 +21,7 @@ from resource_service.core.errors import (
     ResourceError,
     StoreClosedError,
 )
+from resource_service.core.failstop import store_failure_reason
 from resource_service.core.pending import PendingRecords
 from resource_service.core.records import ShellRunRecord
 from resource_service.core.store import ShellRunStore
@@ -69,19 +70,15 @@ class RunContext:
     async def store_call(
         self, call: Coroutine[Any, Any, _T], ref: str | None, *, write: bool = False
     ) -> _T:
-        """Await a store call. Only a broken invariant of the host's own state trips the
-        fail-stop latch: the store's owner lease is gone (``StoreClosedError``: this process no
-        longer owns its data) or the stored state diverged from the host's
-        (``InternalFailureError``). A write the store refuses (``PersistenceFailedError``: a
-        full disk) fails this call only; a value the store cannot take is the caller's."""
+        """Await a store call; a failure that breaks the host's own state trips the fail-stop
+        latch (:func:`.failstop.store_failure_reason`), any other fails this call only."""
         where = f" for {ref}" if ref else ""
         try:
             result = await call
-        except StoreClosedError as error:
-            self.fail(f"the shell-run store refuses every call{where}: {error}", error)
-            raise
-        except InternalFailureError as error:
-            self.fail(f"the shell-run store diverged{where}: {error}", error)
+        except (StoreClosedError, InternalFailureError) as error:
+            reason = store_failure_reason(error, where)
+            assert reason is not None
+            self.fail(reason, error)
             raise
         except (ResourceError, asyncio.CancelledError):
             raise

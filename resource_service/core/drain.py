@@ -20,14 +20,15 @@ from __future__ import annotations
 import asyncio
 import enum
 import logging
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from maka_common.aio import race
-from resource_service.core.records import ShellRunStatus
+from resource_service.core.records import ShellRunRecord, ShellRunStatus
 
-__all__ = ["DrainReport", "DrainRung", "Drainable", "begin_drain", "drain"]
+__all__ = ["DrainReport", "DrainRung", "Drainable", "begin_drain", "drain", "report_of"]
 
 log = logging.getLogger("maka.resource")
 
@@ -53,6 +54,21 @@ class DrainReport:
     #: Refs of runs still ending when the report was made (only in a report taken before the
     #: drain finished, see :meth:`Drainable.drain_progress`).
     unfinished: tuple[str, ...] = ()
+
+
+def report_of(runs: Iterable[tuple[str, asyncio.Future[ShellRunRecord]]]) -> DrainReport:
+    """The report on runs (ref, terminal record future) live when draining began."""
+    ended: Counter[ShellRunStatus] = Counter()
+    lost = 0
+    unfinished: list[str] = []
+    for ref, terminal in runs:
+        if not terminal.done():
+            unfinished.append(ref)
+        elif terminal.cancelled() or terminal.exception() is not None:
+            lost += 1
+        else:
+            ended[terminal.result().status] += 1
+    return DrainReport(ended=dict(ended), lost=lost, unfinished=tuple(unfinished))
 
 
 class Drainable(Protocol):

@@ -57,3 +57,22 @@ class ForegroundStarted:
     start): the first event of a stream that asked for it."""
 
     record: ShellRunRecord
+
+
+def once(fn: Callable[[], None]) -> Callable[[], None]:
+    """*fn*, called at most once however often the result is called."""
+    called = False
+
+    def call_once() -> None:
+        nonlocal called
+        if not called:
+            called = True
+            fn()
+
+    return call_once
+
+
+async def no_events() -> AsyncIterator[OutputEvent]:
+    """An output feed that has ended (an ended run's attachment)."""
+    return
+    yield

@@ -2,9 +2,8 @@
 
 It adds what the supervisor does not know about: sessions (admission), client connections
 (leases die with them, and only a lease holder may control a run), the rules of an Attach
-stream (:mod:`.attach`), residency (one token per active background run, returned exactly once)
-and the host's fail-stop latch, ``request_drain`` — tripped only when an invariant of the host's
-own state broke (see :mod:`.errors`), never for anything a request carries.
+stream (:mod:`.attach`), residency (one token per active background run, returned exactly
+once) and the fail-stop latch (:mod:`.failstop`).
 """
 
 from __future__ import annotations
@@ -35,7 +34,10 @@ from resource_service.core.facade_types import (
     ForegroundStarted,
     NoResidency,
     Residency,
+    no_events,
+    once,
 )
+from resource_service.core.failstop import FailStop
 from resource_service.core.lease import (
     ControllerAcquireResult,
     ControllerIdentity,
@@ -48,7 +50,6 @@ from resource_service.core.output import OutputEvent
 from resource_service.core.records import PtyOutput, ShellRunRecord, parse_ref
 from resource_service.core.requests import (
     BashInput,
-    check_controller_id,
     check_session_cwd,
     check_session_id,
 )
@@ -75,19 +76,24 @@ class ResourceHost:
         self._supervisor = supervisor
         self._admission = admission or SessionAdmissionGate()
         self._acquire_residency = acquire_residency or NoResidency
-        self._request_drain = request_drain or (lambda reason: None)
+        self._fail_stop = FailStop(request_drain or (lambda reason: None))
         self._default_cwd = default_cwd
         self._leases = ControllerLeases()
         self._draining = False
         self._close_report: DrainReport | None = None
         self._unsubscribe = [
             supervisor.add_update_listener(self.observe_shell_run_update),
-            supervisor.add_failure_listener(self._on_supervisor_failure),
+            supervisor.add_failure_listener(self._fail_stop.trip),
         ]
 
     @property
     def draining(self) -> bool:
         return self._draining
+
+    @property
+    def failed(self) -> bool:
+        """Whether the fail-stop latch has tripped (:mod:`.failstop`)."""
+        return self._fail_stop.tripped
 
     @property
     def supervisor(self) -> RunSupervisor:
@@ -152,7 +158,7 @@ class ResourceHost:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
                 residency = self._acquire_residency()
-                release = _once(residency.release)
+                release = once(residency.release)
                 try:
                     return await self._supervisor.start_background(
                         request, on_end=lambda _record: release()
@@ -181,11 +187,11 @@ class ResourceHost:
         :meth:`run_session` would let its ref see."""
         with self._internal_failures("list_runs"):
             if not session_id:
-                return await self._supervisor.list_session(
+                return await self._supervisor.catalog.list_session(
                     None, page_size=page_size, page_token=page_token, visible=self._visible
                 )
             await self._admission.check(session_id)
-            return await self._supervisor.list_session(
+            return await self._supervisor.catalog.list_session(
                 session_id, page_size=page_size, page_token=page_token
             )
 
@@ -224,7 +230,7 @@ class ResourceHost:
         """The session's run changes after *after_change_seq*: replay, then live."""
         with self._internal_failures("watch"):
             await self._admission.check(session_id)
-            async for record in self._supervisor.watch(
+            async for record in self._supervisor.catalog.watch(
                 session_id, after_change_seq=after_change_seq
             ):
                 yield record
@@ -255,7 +261,7 @@ class ResourceHost:
                     "after_sequence must not be negative", field="after_sequence"
                 )
             screen = record.output if isinstance(record.output, PtyOutput) else None
-            return Attachment(ref, record, screen, 0, _no_events())
+            return Attachment(ref, record, screen, 0, no_events())
 
     async def open_attach(
         self,
@@ -311,7 +317,7 @@ class ResourceHost:
     ) -> ControllerAcquireResult:
         """Take control of an active PTY run for *connection*; idempotent for the holder. The
         identity's session may be empty (see :meth:`run_session`)."""
-        _check_identity(identity)
+        identity.check()
         self._refuse_if_draining()
         with self._internal_failures("acquire_controller"):
             identity = replace(
@@ -356,7 +362,7 @@ class ResourceHost:
         self, request: ControlRequest, connection: ConnectionContext
     ) -> ControlResult:
         """Apply input and/or a resize under the lease, in sequence order."""
-        _check_identity(request.identity)
+        request.identity.check()
         if request.sequence < 1:
             raise InvalidRequestError(
                 f"sequence must be 1 or more, got {request.sequence}", field="sequence"
@@ -406,7 +412,7 @@ class ResourceHost:
         self, identity: ControllerIdentity, connection: ConnectionContext
     ) -> ControllerReleaseResult:
         """Give up the lease; ``released=False`` if this holder held none (any more)."""
-        _check_identity(identity)
+        identity.check()
         with self._internal_failures("release_controller"):
             await self.run_session(identity.session_id, identity.ref)
             released = self._leases.release(
@@ -480,10 +486,6 @@ class ResourceHost:
         cwd = session.cwd or self._default_cwd or os.path.expanduser("~")
         return replace(request, cwd=cwd)
 
-    def _on_supervisor_failure(self, reason: str, error: BaseException) -> None:
-        log.error("fail-stop: %s (%s)", reason, error)
-        self._request_drain(reason)
-
     @contextlib.contextmanager
     def _internal_failures(self, operation: str) -> Iterator[None]:
         """Domain errors pass through; anything else is an internal failure of this request
@@ -496,27 +498,3 @@ class ResourceHost:
         except Exception as error:
             log.exception("%s failed unexpectedly", operation)
             raise InternalFailureError(f"{operation} failed unexpectedly") from error
-
-
-def _check_identity(identity: ControllerIdentity) -> None:
-    if identity.session_id:  # optional: a ref names its run
-        check_session_id(identity.session_id)
-    parse_ref(identity.ref)
-    check_controller_id(identity.controller_id)
-
-
-def _once(fn: Callable[[], None]) -> Callable[[], None]:
-    called = False
-
-    def once() -> None:
-        nonlocal called
-        if not called:
-            called = True
-            fn()
-
-    return once
-
-
-async def _no_events() -> AsyncIterator[OutputEvent]:
-    return
-    yield

@@ -14,18 +14,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from resource_service.core.context import RunContext, transient
 from resource_service.core.errors import (
     InternalFailureError,
+    InvalidRequestError,
+    OperationConflictError,
+    OutOfRangeError,
     PersistenceFailedError,
     ResourceError,
+    ShellRunPtyControlClosedError,
 )
 from resource_service.core.live_output import RunOutput
 from resource_service.core.outcome import TerminationReason, final_record
-from resource_service.core.output import OutputChunk
+from resource_service.core.output import OutputChunk, OutputEvent
 from resource_service.core.process import (
     ExitStatus,
     PipesProcess,
@@ -35,12 +39,14 @@ from resource_service.core.process import (
     child_environment,
     terminate_group,
 )
-from resource_service.core.records import ShellRunOutput, ShellRunRecord
+from resource_service.core.records import PtyOutput, ShellRunOutput, ShellRunRecord
 
 if TYPE_CHECKING:
     from resource_service.core.requests import BashInput
 
-__all__ = ["EndCallback", "LiveRun"]
+__all__ = ["NOT_PTY", "EndCallback", "LiveRun"]
+
+NOT_PTY = "{ref} is a pipes run; input and resize need a PTY run (start one with pty=true)"
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +105,50 @@ class LiveRun:
         if not self.record.active:
             return self.record
         return self.record.with_output(self.output.snapshot())
+
+    # -- output and control ----------------------------------------------------------------
+
+    def follow(self, after_sequence: int, *, coalesce: int) -> AsyncIterator[OutputEvent]:
+        """Output after *after_sequence* (not negative): replay, then live, until the run ends."""
+        log_ = self.output.log
+        if after_sequence > log_.last_sequence:
+            # Following from there would silently skip output still to come.
+            raise OutOfRangeError(
+                f"after_sequence {after_sequence} is beyond the newest output sequence "
+                f"{log_.last_sequence}",
+                field="after_sequence",
+                last=log_.last_sequence,
+            )
+        return log_.follow(after_sequence, coalesce=coalesce)
+
+    def screen(self) -> PtyOutput:
+        """The current screen (a PTY run)."""
+        if self.output.screen is None:
+            raise InvalidRequestError(f"{self.ref} is a pipes run and has no screen", field="ref")
+        return self.output.screen.snapshot()
+
+    def write(self, payload: bytes) -> None:
+        """Queue input for the terminal."""
+        self._require_control().write(payload)
+
+    def resize(self, cols: int, rows: int) -> None:
+        pty = self._require_control()
+        screen = self.output.screen
+        if screen is None:
+            raise OperationConflictError(f"{self.ref} is still starting")
+        pty.resize(cols, rows)
+        screen.resize(cols, rows)
+
+    def _require_control(self) -> PtyProcess:
+        if self.record.mode != "pty":
+            raise InvalidRequestError(NOT_PTY.format(ref=self.ref), field="ref")
+        if self.closing.is_set():
+            raise ShellRunPtyControlClosedError(
+                f"the terminal of {self.ref} is closing; it no longer accepts input or resizes"
+            )
+        if self.pty is None:
+            raise OperationConflictError(f"{self.ref} is still starting")
+        return self.pty
 
     # -- lifecycle -------------------------------------------------------------------------
 

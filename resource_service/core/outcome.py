@@ -32,7 +32,6 @@ def final_record(
 ) -> ShellRunRecord:
     """The terminal revision of *record*: could not start, timed out, cancelled, killed by a
     signal, or exited with a code (in that order of precedence)."""
-    signal = status.signal if status else None
     if start_error is not None:
         return record.finished(
             status="failed",
@@ -40,23 +39,16 @@ def final_record(
             output=output,
             message=f"Command could not start: {start_error}",
         )
-    if reason == "timed_out":
+    if reason is not None:
         return record.finished(
-            status="timed_out",
+            status=reason,
             now=now,
             output=output,
-            exit_code=124,
-            signal=signal,
-            message=timed_out_message(record.timeout_ms or 0),
-        )
-    if reason == "cancelled":
-        return record.finished(
-            status="cancelled",
-            now=now,
-            output=output,
-            exit_code=130,
-            signal=signal,
-            message=CANCELLED_MESSAGE,
+            exit_code=124 if reason == "timed_out" else 130,
+            signal=status.signal if status else None,
+            message=timed_out_message(record.timeout_ms or 0)
+            if reason == "timed_out"
+            else CANCELLED_MESSAGE,
         )
     if status is None:
         raise InternalFailureError(f"{record.ref} ended without an exit status")

@@ -18,34 +18,31 @@ import contextlib
 import logging
 import time
 import uuid
-from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from resource_service.core.catalog import RunCatalog, ShellRunPage
+from resource_service.core.catalog import RunCatalog
 from resource_service.core.config import ShellRunConfig
 from resource_service.core.context import RunContext
-from resource_service.core.drain import DrainReport
+from resource_service.core.drain import DrainReport, report_of
 from resource_service.core.errors import (
     HostDrainingError,
     InternalFailureError,
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
-    OutOfRangeError,
     PersistenceFailedError,
     ResourceExhaustedError,
     ShellRunPtyControlClosedError,
 )
-from resource_service.core.live import EndCallback, LiveRun
+from resource_service.core.live import NOT_PTY, EndCallback, LiveRun
 from resource_service.core.output import OutputEvent
 from resource_service.core.records import (
     PipesOutput,
     PtyOutput,
     RunKind,
     ShellRunRecord,
-    ShellRunStatus,
     format_ref,
     parse_ref,
 )
@@ -146,6 +143,11 @@ class RunSupervisor:
     @property
     def config(self) -> ShellRunConfig:
         return self._config
+
+    @property
+    def catalog(self) -> RunCatalog:
+        """Pages and change feeds of the runs (ending when the supervisor closes)."""
+        return self._catalog
 
     def live_counts(self) -> tuple[int, int]:
         """(live runs, live PTY runs), including runs still starting."""
@@ -293,25 +295,6 @@ class RunSupervisor:
         else:
             await self._load(session_id, ref)
 
-    async def list_session(
-        self,
-        session_id: str | None,
-        *,
-        page_size: int = 0,
-        page_token: str = "",
-        visible: Callable[[str], Awaitable[bool]] | None = None,
-    ) -> ShellRunPage:
-        """Runs of a session (``None``: of every session), see :meth:`RunCatalog.list_session`."""
-        return await self._catalog.list_session(
-            session_id, page_size=page_size, page_token=page_token, visible=visible
-        )
-
-    def watch(
-        self, session_id: str, *, after_change_seq: int = 0
-    ) -> AsyncGenerator[ShellRunRecord, None]:
-        """Every committed change of the session's runs, until the supervisor closes."""
-        return self._catalog.watch(session_id, after_change_seq=after_change_seq)
-
     def follow_output(
         self, session_id: str, ref: str, *, after_sequence: int = 0, coalesce: int = 0
     ) -> AsyncIterator[OutputEvent]:
@@ -319,26 +302,14 @@ class RunSupervisor:
         ends). Raises :class:`OperationConflictError` if the run is not live."""
         if after_sequence < 0:
             raise InvalidRequestError("after_sequence must not be negative", field="after_sequence")
-        log_ = self._require_live(session_id, ref).output.log
-        if after_sequence > log_.last_sequence:
-            # Following from there would silently skip output still to come.
-            raise OutOfRangeError(
-                f"after_sequence {after_sequence} is beyond the newest output sequence "
-                f"{log_.last_sequence}",
-                field="after_sequence",
-                last=log_.last_sequence,
-            )
-        return log_.follow(after_sequence, coalesce=coalesce)
+        return self._require_live(session_id, ref).follow(after_sequence, coalesce=coalesce)
 
     def last_output_sequence(self, session_id: str, ref: str) -> int:
         return self._require_live(session_id, ref).output.log.last_sequence
 
     def screen(self, session_id: str, ref: str) -> PtyOutput:
         """The current screen of a live PTY run."""
-        screen = self._require_live(session_id, ref).output.screen
-        if screen is None:
-            raise InvalidRequestError(f"{ref} is a pipes run and has no screen", field="ref")
-        return screen.snapshot()
+        return self._require_live(session_id, ref).screen()
 
     # -- control ---------------------------------------------------------------------------
 
@@ -386,34 +357,20 @@ class RunSupervisor:
     async def write_stdin(self, session_id: str, ref: str, data: str | bytes) -> int:
         """Send input to a PTY run; returns the number of bytes queued."""
         payload = data.encode() if isinstance(data, str) else data
-        run = await self._controllable(session_id, ref)
-        if run.pty is None:
-            raise OperationConflictError(f"{ref} is still starting")
-        run.pty.write(payload)
+        (await self._controllable(session_id, ref)).write(payload)
         return len(payload)
 
     async def resize(self, session_id: str, ref: str, cols: int, rows: int) -> None:
         check_size(cols, rows)
-        run = await self._controllable(session_id, ref)
-        screen = run.output.screen
-        if run.pty is None or screen is None:
-            raise OperationConflictError(f"{ref} is still starting")
-        run.pty.resize(cols, rows)
-        screen.resize(cols, rows)
+        (await self._controllable(session_id, ref)).resize(cols, rows)
 
     async def _controllable(self, session_id: str, ref: str) -> LiveRun:
         run = self._find_live(session_id, ref)
         if run is None:
             record = await self._load(session_id, ref)
             if record.mode != "pty":
-                raise InvalidRequestError(_NOT_PTY.format(ref=ref), field="ref")
+                raise InvalidRequestError(NOT_PTY.format(ref=ref), field="ref")
             raise ShellRunPtyControlClosedError(f"{ref} has ended ({record.status})")
-        if run.record.mode != "pty":
-            raise InvalidRequestError(_NOT_PTY.format(ref=ref), field="ref")
-        if run.closing.is_set():
-            raise ShellRunPtyControlClosedError(
-                f"the terminal of {ref} is closing; it no longer accepts input or resizes"
-            )
         return run
 
     # -- drain and close -------------------------------------------------------------------
@@ -438,7 +395,7 @@ class RunSupervisor:
                 *(asyncio.shield(run.terminal) for run in runs), return_exceptions=True
             )
         if self._drain_report is None:
-            self._drain_report = _drain_report(self._drained)
+            self._drain_report = report_of((run.ref, run.terminal) for run in self._drained)
             self._drained = []
         return self._drain_report
 
@@ -447,7 +404,7 @@ class RunSupervisor:
         far, and which are still ending (``unfinished``). Empty before draining begins."""
         if self._drain_report is not None:
             return self._drain_report
-        return _drain_report(self._drained)
+        return report_of((run.ref, run.terminal) for run in self._drained)
 
     def hurry(self) -> None:
         """The host can wait no longer (its shutdown grace ran out): every termination, now
@@ -520,9 +477,6 @@ class RunSupervisor:
                 log.exception("shell-run failure listener failed")
 
 
-_NOT_PTY = "{ref} is a pipes run; input and resize need a PTY run (start one with pty=true)"
-
-
 async def _for_caller(run: LiveRun, waiting: Awaitable[ShellRunRecord]) -> ShellRunRecord:
     """Await *waiting* for a caller the run lives for: if the caller is cancelled, the run is
     cancelled and the caller waits for its end before the cancellation propagates."""
@@ -533,20 +487,6 @@ async def _for_caller(run: LiveRun, waiting: Awaitable[ShellRunRecord]) -> Shell
         with contextlib.suppress(Exception):
             await asyncio.shield(run.terminal)
         raise
-
-
-def _drain_report(runs: list[LiveRun]) -> DrainReport:
-    ended: Counter[ShellRunStatus] = Counter()
-    lost = 0
-    unfinished: list[str] = []
-    for run in runs:
-        if not run.terminal.done():
-            unfinished.append(run.ref)
-        elif run.terminal.cancelled() or run.terminal.exception() is not None:
-            lost += 1
-        else:
-            ended[run.terminal.result().status] += 1
-    return DrainReport(ended=dict(ended), lost=lost, unfinished=tuple(unfinished))
 
 
 def _remove(items: list[Any], item: Any) -> None:

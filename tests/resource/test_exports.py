@@ -61,6 +61,7 @@ EXPECTED = {
     "ShellRunUpdate",
     "StandaloneSessionDirectory",
     "StoreClosedError",
+    "check_length",
     "is_active_status",
     "parse_ref",
     "timed_out_message",

@@ -152,7 +152,7 @@ async def start_server(
         logger.setLevel(level)
     if serving.done():
         raise AssertionError(f"serve() returned {serving.result()} before listening")
-    host = service._host
+    host = service.host
     assert host is not None
     running = Server(service, host, host.listen_address, data_dir, serving)
     serving.add_done_callback(lambda _: running.stopped.set())
