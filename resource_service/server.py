@@ -193,6 +193,12 @@ class ResourceService:
         return self._resources
 
     @property
+    def supervisor(self) -> RunSupervisor:
+        """The run supervisor behind the resource host (once :meth:`open` has run)."""
+        assert self._supervisor is not None
+        return self._supervisor
+
+    @property
     def active_residencies(self) -> int:
         """How many background runs hold a residency token now."""
         return self._residencies.active

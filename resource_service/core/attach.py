@@ -25,6 +25,7 @@ from resource_service.core.records import PtyOutput, ShellRunRecord
 
 if TYPE_CHECKING:
     from resource_service.core.host import ResourceHost
+    from resource_service.core.supervisor import RunSupervisor
 
 __all__ = ["AttachSession"]
 
@@ -35,6 +36,7 @@ class AttachSession:
     def __init__(
         self,
         host: ResourceHost,
+        supervisor: RunSupervisor,
         attachment: Attachment,
         connection: ConnectionContext,
         *,
@@ -42,6 +44,7 @@ class AttachSession:
         next_sequence: int,
     ) -> None:
         self._host = host
+        self._supervisor = supervisor
         self._attachment = attachment
         self._connection = connection
         self._identity = identity
@@ -52,6 +55,7 @@ class AttachSession:
     async def open(
         cls,
         host: ResourceHost,
+        supervisor: RunSupervisor,
         attachment: Attachment,
         connection: ConnectionContext,
         *,
@@ -67,7 +71,9 @@ class AttachSession:
             )
             acquired = await host.acquire_controller(identity, connection)
             next_sequence = acquired.next_sequence
-        return cls(host, attachment, connection, identity=identity, next_sequence=next_sequence)
+        return cls(
+            host, supervisor, attachment, connection, identity=identity, next_sequence=next_sequence
+        )
 
     @property
     def record(self) -> ShellRunRecord:
@@ -90,7 +96,7 @@ class AttachSession:
     async def ended(self) -> ShellRunRecord:
         """The run's terminal record, once it has one."""
         record = self._attachment.record
-        return await self._host.supervisor.wait_terminal(record.session_id, record.ref)
+        return await self._supervisor.wait_terminal(record.session_id, record.ref)
 
     async def control(self, sequence: int, control: Callable[[], PtyControl]) -> ControlResult:
         """Apply a control of the stream's client: only a stream that attached with a

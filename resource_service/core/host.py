@@ -95,11 +95,6 @@ class ResourceHost:
         """Whether the fail-stop latch has tripped (:mod:`.failstop`)."""
         return self._fail_stop.tripped
 
-    @property
-    def supervisor(self) -> RunSupervisor:
-        """The run supervisor this host is the façade of (for wiring and observation)."""
-        return self._supervisor
-
     # -- runs ------------------------------------------------------------------------------
 
     async def run_foreground_bash(self, request: BashInput) -> ShellRunRecord:
@@ -279,7 +274,9 @@ class ResourceHost:
         attachment = await self.attach(
             session_id, ref, after_sequence=after_sequence, coalesce=coalesce
         )
-        return await AttachSession.open(self, attachment, connection, controller_id=controller_id)
+        return await AttachSession.open(
+            self, self._supervisor, attachment, connection, controller_id=controller_id
+        )
 
     # -- sessions ------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from maka.resource.v1 import resource_pb2_grpc
 from maka_common.config import CommonConfig
 from maka_common.server import ServerHost, serve
 from maka_common.status import error_info
-from resource_service.core import ResourceHost, SessionDirectory, ShellRunConfig
+from resource_service.core import ResourceHost, RunSupervisor, SessionDirectory, ShellRunConfig
 from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
 
 E2E_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
@@ -77,7 +77,7 @@ class Server:
     def coordinator(self) -> Any:
         """The service's resource host (the core's façade), seen with its supervisor as
         ``manager``: the names the spec scenarios use."""
-        return _SpecView(self.service.resources)
+        return _SpecView(self.service.resources, self.service.supervisor)
 
     @property
     def residencies(self) -> int:
@@ -91,9 +91,9 @@ class Server:
 class _SpecView:
     """The resource host under the spec's names: itself, and its supervisor as ``manager``."""
 
-    def __init__(self, resources: ResourceHost) -> None:
+    def __init__(self, resources: ResourceHost, supervisor: RunSupervisor) -> None:
         self._resources = resources
-        self.manager = resources.supervisor
+        self.manager = supervisor
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._resources, name)
