@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from maka_common.aio import race
 from resource_service.core.errors import InternalFailureError
 from resource_service.core.output import OutputStream
 from resource_service.core.process import procfs as _procfs
@@ -128,12 +129,9 @@ class ProcessHandle:
 
     async def wait_output_eof(self, within: float) -> bool:
         """Wait for end of file on every output fd; ``False`` if *within* seconds pass first."""
-        try:
-            async with asyncio.timeout(within):
-                await self._output_eof.wait()
-        except TimeoutError:
-            return False
-        return True
+        if not self._output_eof.is_set():
+            await race(self._output_eof.wait(), within=within)
+        return self._output_eof.is_set()
 
     def drain_ready_output(self) -> None:
         """Read whatever is already buffered on each output fd, without waiting."""

@@ -114,13 +114,9 @@ class ExitWatch:
         """Wait for the exit; ``False`` if *within* seconds pass first."""
         if within is None:
             await self._exited.wait()
-            return True
-        try:
-            async with asyncio.timeout(within):
-                await self._exited.wait()
-        except TimeoutError:
-            return self._exited.is_set()
-        return True
+        elif not self._exited.is_set():
+            await race(self._exited.wait(), within=within)
+        return self._exited.is_set()
 
     def close(self) -> None:
         if self._pidfd is not None:
