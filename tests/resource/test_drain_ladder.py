@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import signal
 from pathlib import Path
@@ -36,7 +37,9 @@ async def test_a_run_that_outlives_the_grace_is_hurried_and_its_final_record_awa
         rungs: list[DrainRung] = []
         reports: list[DrainReport] = []
 
-        final = await drain(resources, 0.0, reported=reports.append, climbed=rungs.append)
+        final = await asyncio.wait_for(
+            drain(resources, 0.0, reported=reports.append, climbed=rungs.append), timeout=20
+        )
 
         assert rungs == list(DrainRung)
         assert reports == [DrainReport(ended={}, lost=0, unfinished=(stubborn.ref,))]
