@@ -181,6 +181,12 @@ class ResourceService:
         return self._host
 
     @property
+    def storage_owner(self) -> RootOwner | None:
+        """The lease on the storage root (once :meth:`open` has run): closing it is losing the
+        store."""
+        return self._owner
+
+    @property
     def sessions(self) -> SessionDirectory:
         """The session directory (once :meth:`open` has run, unless one was given)."""
         assert self._sessions is not None
