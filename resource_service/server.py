@@ -7,11 +7,11 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
 
+from maka_common.aio import TaskOwner, race
 from maka_common.config import (
     DEFAULT_PAGE_BYTES,
     PAGE_BYTES_RANGE,
@@ -32,14 +32,16 @@ from resource_service.api.connections import ConnectionRegistry
 from resource_service.api.info import server_info
 from resource_service.api.servicer import ResourceServicer
 from resource_service.core import (
-    HostRuntimeResourceCoordinator,
+    DrainReport,
     ResourceError,
+    ResourceHost,
+    RunSupervisor,
     SessionAdmissionGate,
     SessionDirectory,
     SessionRegistry,
     ShellRunConfig,
-    ShellRunProcessManager,
 )
+from resource_service.core.drain import drain
 from resource_service.store import SqliteShellRunStore
 
 DEFAULT_PORT = 50052
@@ -74,7 +76,19 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         description="Maka Runtime resource service: shell runs over pipes and PTYs.",
         default_port=DEFAULT_PORT,
     )
-    defaults = ShellRunConfig()
+    _add_shell_settings(settings, ShellRunConfig())
+    common, ns = settings.parse(argv)
+    shell = ShellRunConfig(
+        max_live_runs=int(ns.max_live_runs),
+        max_live_ptys=int(ns.max_live_ptys),
+        max_live_runs_per_session=int(ns.max_live_runs_per_session) or None,
+        max_page_bytes=int(ns.max_page_bytes),
+        termination_grace=float(ns.termination_grace),
+    )
+    return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
+
+
+def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
     settings.add(
         "max-live-runs",
         type=_limit,
@@ -117,15 +131,6 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         help="admit any well-formed session id, not only the sessions the kernel registered "
         "(RegisterSession); archived sessions are still refused",
     )
-    common, ns = settings.parse(argv)
-    shell = ShellRunConfig(
-        max_live_runs=int(ns.max_live_runs),
-        max_live_ptys=int(ns.max_live_ptys),
-        max_live_runs_per_session=int(ns.max_live_runs_per_session) or None,
-        max_page_bytes=int(ns.max_page_bytes),
-        termination_grace=float(ns.termination_grace),
-    )
-    return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
 
 
 class _Residencies:
@@ -163,19 +168,51 @@ class ResourceService:
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
         self._store: SqliteShellRunStore | None = None
-        self._manager: ShellRunProcessManager | None = None
-        self._coordinator: HostRuntimeResourceCoordinator | None = None
+        self._supervisor: RunSupervisor | None = None
+        self._resources: ResourceHost | None = None
         self._connections: ConnectionRegistry | None = None
         self._residencies = _Residencies()
         self._closing = asyncio.Event()
-        self._failed = False
-        self._background: set[asyncio.Task[Any]] = set()
+        self._tasks = TaskOwner(log)
+
+    @property
+    def host(self) -> ServerHost | None:
+        """The process shell serving this service (once :meth:`open` has run)."""
+        return self._host
+
+    @property
+    def storage_owner(self) -> RootOwner | None:
+        """The lease on the storage root (once :meth:`open` has run): closing it is losing the
+        store."""
+        return self._owner
 
     @property
     def sessions(self) -> SessionDirectory:
         """The session directory (once :meth:`open` has run, unless one was given)."""
         assert self._sessions is not None
         return self._sessions
+
+    @property
+    def resources(self) -> ResourceHost:
+        """The resource host, the core's façade (once :meth:`open` has run)."""
+        assert self._resources is not None
+        return self._resources
+
+    @property
+    def supervisor(self) -> RunSupervisor:
+        """The run supervisor behind the resource host (once :meth:`open` has run)."""
+        assert self._supervisor is not None
+        return self._supervisor
+
+    @property
+    def active_residencies(self) -> int:
+        """How many background runs hold a residency token now."""
+        return self._residencies.active
+
+    @property
+    def failed(self) -> bool:
+        """Whether the fail-stop latch has tripped."""
+        return self._resources is not None and self._resources.failed
 
     @property
     def connections(self) -> ConnectionRegistry:
@@ -196,13 +233,11 @@ class ResourceService:
                 self._sessions = await SessionRegistry.open(
                     self._store, standalone=self.config.standalone
                 )
-            self._manager = await ShellRunProcessManager.open(
-                store=self._store, config=self.config.shell
-            )
+            self._supervisor = await RunSupervisor.open(store=self._store, config=self.config.shell)
         except (ResourceError, OSError) as error:
             await self.close()
             raise StartupError(f"cannot open the shell-run store: {error}") from error
-        recovery = self._manager.recovery
+        recovery = self._supervisor.recovery
         if recovery is not None and recovery.orphaned:
             log.warning(
                 "orphaned %d run(s) of a previous process; killed %d leftover process(es)",
@@ -215,25 +250,25 @@ class ResourceService:
                 "standalone" if self._sessions.standalone else "kernel",
                 len(self._sessions.known()),
             )
-        self._coordinator = HostRuntimeResourceCoordinator(
-            manager=self._manager,
+        self._resources = ResourceHost(
+            supervisor=self._supervisor,
             admission=SessionAdmissionGate(self.sessions),
             acquire_residency=self._residencies.acquire,
             request_drain=self._fail_stop,
         )
-        self._connections = ConnectionRegistry(self._coordinator)
+        self._connections = ConnectionRegistry(self._resources)
 
     def register(self, server: grpc.aio.Server) -> None:
-        assert self._host is not None and self._coordinator is not None
+        assert self._host is not None and self._resources is not None
         assert self._connections is not None
-        host, coordinator = self._host, self._coordinator
+        host, resources = self._host, self._resources
         servicer = ResourceServicer(
-            coordinator=coordinator,
+            resources=resources,
             connections=self._connections,
             server_info=lambda: server_info(
                 host,
-                draining=host.draining or coordinator.draining,
-                standalone=coordinator.standalone,
+                draining=host.draining or resources.draining,
+                standalone=resources.standalone,
             ),
             shutdown=self._shutdown_rpc,
             closing=self._closing,
@@ -241,9 +276,9 @@ class ResourceService:
         resource_pb2_grpc.add_ResourceServiceServicer_to_server(servicer, server)
 
     async def _shutdown_rpc(self) -> resource_pb2.ShutdownResponse:
-        assert self._host is not None and self._coordinator is not None
+        assert self._host is not None and self._resources is not None
         # Refuse new starts before this call yields: the host first reports NOT_SERVING.
-        self._coordinator.begin_drain()
+        self._resources.begin_drain()
         # Shielded: a caller that goes away (or whose deadline passes) must not cancel the
         # shutdown it started; SIGTERM and later callers share the same one.
         response: resource_pb2.ShutdownResponse = await asyncio.shield(
@@ -252,61 +287,44 @@ class ResourceService:
         return response
 
     async def drain(self, grace: float) -> resource_pb2.ShutdownResponse:
-        """Refuse new runs, drop controllers, cancel live runs; wait up to *grace*.
+        """Climb the drain ladder (:mod:`resource_service.core.drain`); answer with its report
+        once the grace is over (or every run has ended). The ladder's last rung, waiting for
+        the final records of the runs still ending, goes on: :meth:`close` waits for it."""
+        assert self._resources is not None
+        reported: asyncio.Future[DrainReport] = asyncio.get_running_loop().create_future()
 
-        The report says how the runs live at the start of the drain ended within *grace*, and
-        which had not ended by then. Those are not abandoned: their kill sequence skips the
-        rest of its grace period (SIGKILL now), and :meth:`close` waits for their final states
-        to be recorded before the process exits.
-        """
-        assert self._coordinator is not None and self._manager is not None
-        self._coordinator.begin_drain()
-        closing = asyncio.ensure_future(self._coordinator.close())
-        self._background.add(closing)
-        closing.add_done_callback(self._background.discard)
-        try:
-            report = await asyncio.wait_for(asyncio.shield(closing), grace)
-        except TimeoutError:
-            report = self._manager.drain_progress()
-            self._manager.hurry()
-            log.warning(
-                "%d run(s) still ending after the %.1f s shutdown grace period; killing them: %s",
-                len(report.unfinished),
-                grace,
-                ", ".join(report.unfinished),
-            )
-        self._closing.set()
-        log.info(
-            "drained: %s; %d unfinished; %d lost",
-            dict(report.ended) or "no live runs",
-            len(report.unfinished),
-            report.lost,
+        def report(drained: DrainReport) -> None:
+            self._closing.set()
+            reported.set_result(drained)
+
+        ladder = self._tasks.spawn(
+            drain(self._resources, grace, reported=report), name="drain", log_failure=True
         )
-        return convert.drain_to_proto(report)
+        await race(asyncio.shield(reported), asyncio.shield(ladder))
+        if not reported.done():
+            ladder.result()  # the ladder failed before its report: raise why
+        return convert.drain_to_proto(reported.result())
 
     async def close(self) -> None:
         self._closing.set()
-        if self._coordinator is not None:
-            await self._coordinator.close()
-        if self._manager is not None:
-            await self._manager.close()
+        if self._resources is not None:
+            await self._resources.close()
+        if self._supervisor is not None:
+            await self._supervisor.close()
+        await self._tasks.wait()
         if self._store is not None:
             await self._store.close()
         if self._owner is not None:
             self._owner.close()
 
     def _fail_stop(self, reason: str) -> None:
-        """State was lost or an invariant broke: stop serving and drain (once)."""
-        if self._failed:
-            return
-        self._failed = True
+        """The fail-stop latch tripped (once, :mod:`resource_service.core.failstop`): stop
+        serving and drain."""
         log.error("fail-stop: %s; reporting NOT_SERVING and draining", reason)
-        if self._coordinator is not None:
-            self._coordinator.begin_drain()
+        if self._resources is not None:
+            self._resources.begin_drain()
         if self._host is not None:
-            task = asyncio.get_running_loop().create_task(self._host.set_serving(False))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._tasks.spawn(self._host.set_serving(False), name="not serving", log_failure=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -13,8 +13,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 
-from resource_service.core import ConnectionContext, HostRuntimeResourceCoordinator, NotFoundError
-from resource_service.core.requests import check_length
+from resource_service.core import ConnectionContext, NotFoundError, ResourceHost, check_length
 
 __all__ = ["DETACHED", "ConnectionRegistry"]
 
@@ -35,8 +34,8 @@ class _Connection:
 class ConnectionRegistry:
     """The open connections of one server."""
 
-    def __init__(self, coordinator: HostRuntimeResourceCoordinator) -> None:
-        self._coordinator = coordinator
+    def __init__(self, resources: ResourceHost) -> None:
+        self._resources = resources
         self._open: dict[str, _Connection] = {}
 
     def __len__(self) -> int:
@@ -59,7 +58,7 @@ class ConnectionRegistry:
         connection = self._open.pop(connection_id, None)
         if connection is None:
             return 0
-        released = self._coordinator.connection_closed(connection_id)
+        released = self._resources.connection_closed(connection_id)
         log.debug("connection %s closed; released %d lease(s)", connection_id, released)
         connection.closed.set()
         return released
@@ -88,7 +87,7 @@ class ConnectionRegistry:
         return self._context(connection_id, "grpc")
 
     def _context(self, connection_id: str, surface: str) -> ConnectionContext:
-        # The coordinator asks again at the moment it grants a lease: the connection may close
+        # The resource host asks again at the moment it grants a lease: the connection may close
         # while an acquire waits at its session's gate.
         return ConnectionContext(
             connection_id=connection_id,

@@ -1,6 +1,9 @@
-"""``maka.resource.v1.ResourceService``: converts requests, calls the coordinator, converts back.
+"""``maka.resource.v1.ResourceService``: converts requests, calls the resource host (the core's
+façade), converts back.
 
-It decides nothing: rules live in the domain core, error mapping in :mod:`.status`.
+It decides nothing: rules live in the domain core (who may send controls on an Attach stream:
+:class:`~resource_service.core.AttachSession`), error mapping in :mod:`.status`. It only
+converts and pumps.
 """
 
 from __future__ import annotations
@@ -13,18 +16,19 @@ from typing import Any, TypeVar
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
 
+from maka_common.aio import TaskOwner, race
 from resource_service.api import convert
 from resource_service.api.connections import ConnectionRegistry
 from resource_service.api.status import failure_of, streaming, unary
 from resource_service.core import (
-    ConnectionContext,
+    AttachSession,
     ControllerIdentity,
     ControlRequest,
     ForegroundStarted,
-    HostRuntimeResourceCoordinator,
     InvalidRequestError,
     OutputChunk,
     OutputGap,
+    ResourceHost,
 )
 
 __all__ = ["ResourceServicer"]
@@ -53,13 +57,13 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     def __init__(
         self,
         *,
-        coordinator: HostRuntimeResourceCoordinator,
+        resources: ResourceHost,
         connections: ConnectionRegistry,
         server_info: Callable[[], pb.GetServerInfoResponse],
         shutdown: Callable[[], Awaitable[pb.ShutdownResponse]],
         closing: asyncio.Event,
     ) -> None:
-        self._coordinator = coordinator
+        self._resources = resources
         self._connections = connections
         self._server_info = server_info
         self._shutdown = shutdown
@@ -88,7 +92,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def RunForeground(
         self, request: pb.RunForegroundRequest, context: _Context
     ) -> AsyncIterator[pb.RunForegroundResponse]:
-        run = self._coordinator.stream_foreground_bash(
+        run = self._resources.stream_foreground_bash(
             convert.bash_input_from_foreground(request),
             coalesce=_COALESCE,
             announce_start=request.announce_start,
@@ -109,19 +113,19 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def StartBackground(
         self, request: pb.StartBackgroundRequest, context: _Context
     ) -> pb.StartBackgroundResponse:
-        record = await self._coordinator.run_background_bash(
+        record = await self._resources.run_background_bash(
             convert.bash_input_from_background(request)
         )
         return pb.StartBackgroundResponse(run=convert.run_to_proto(record))
 
     @unary()
     async def GetRun(self, request: pb.GetRunRequest, context: _Context) -> pb.GetRunResponse:
-        record = await self._coordinator.get(request.session_id, request.ref)
+        record = await self._resources.get(request.session_id, request.ref)
         return pb.GetRunResponse(run=convert.run_to_proto(record))
 
     @unary()
     async def ListRuns(self, request: pb.ListRunsRequest, context: _Context) -> pb.ListRunsResponse:
-        page = await self._coordinator.list_runs(
+        page = await self._resources.list_runs(
             request.session_id, page_size=request.page_size, page_token=request.page_token
         )
         return pb.ListRunsResponse(
@@ -131,16 +135,14 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
 
     @unary()
     async def StopRun(self, request: pb.StopRunRequest, context: _Context) -> pb.StopRunResponse:
-        record = await self._coordinator.stop(request.session_id, request.ref)
+        record = await self._resources.stop(request.session_id, request.ref)
         return pb.StopRunResponse(run=convert.run_to_proto(record))
 
     @streaming()
     async def WatchRuns(
         self, request: pb.WatchRunsRequest, context: _Context
     ) -> AsyncIterator[pb.WatchRunsResponse]:
-        watch = self._coordinator.watch(
-            request.session_id, after_change_seq=request.after_change_seq
-        )
+        watch = self._resources.watch(request.session_id, after_change_seq=request.after_change_seq)
         async with contextlib.aclosing(watch) as records:
             async for record in _until(self._closing, records):
                 yield pb.WatchRunsResponse(run=convert.run_to_proto(record))
@@ -149,7 +151,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def AcquireController(
         self, request: pb.AcquireControllerRequest, context: _Context
     ) -> pb.AcquireControllerResponse:
-        acquired = await self._coordinator.acquire_controller(
+        acquired = await self._resources.acquire_controller(
             ControllerIdentity(request.session_id, request.ref, request.controller_id),
             self._connections.context(request.connection_id),
         )
@@ -167,7 +169,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         control = convert.control_from_proto(
             request.input, request.resize if request.HasField("resize") else None
         )
-        result = await self._coordinator.control_controller(
+        result = await self._resources.control_controller(
             ControlRequest(
                 request.session_id, request.ref, request.controller_id, request.sequence, control
             ),
@@ -179,7 +181,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def ReleaseController(
         self, request: pb.ReleaseControllerRequest, context: _Context
     ) -> pb.ReleaseControllerResponse:
-        released = await self._coordinator.release_controller(
+        released = await self._resources.release_controller(
             ControllerIdentity(request.session_id, request.ref, request.controller_id),
             self._connections.context(request.connection_id),
         )
@@ -198,39 +200,25 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         # The stream is its own connection: a lease it takes ends with it.
         connection = self._connections.open("attach", peer=context.peer(), surface="attach")
         try:
-            attachment = await self._coordinator.attach(
+            session = await self._resources.open_attach(
                 start.session_id,
                 start.ref,
+                connection,
+                controller_id=start.controller_id,
                 after_sequence=start.after_sequence,
                 coalesce=_COALESCE,
             )
-            # The run's own session: start.session_id may be empty.
-            session_id = attachment.record.session_id
-            identity: ControllerIdentity | None = None
-            next_sequence = 0
-            if start.controller_id:
-                identity = ControllerIdentity(session_id, start.ref, start.controller_id)
-                acquired = await self._coordinator.acquire_controller(identity, connection)
-                next_sequence = acquired.next_sequence
             yield pb.AttachResponse(
                 attached=pb.Attached(
-                    run=convert.run_to_proto(attachment.record),
-                    screen=convert.screen_to_proto(attachment.screen)
-                    if attachment.screen is not None
+                    run=convert.run_to_proto(session.record),
+                    screen=convert.screen_to_proto(session.screen)
+                    if session.screen is not None
                     else None,
-                    output_sequence=attachment.output_sequence,
-                    next_sequence=next_sequence,
+                    output_sequence=session.output_sequence,
+                    next_sequence=session.next_sequence,
                 )
             )
-            async for response in _attach_events(
-                self._coordinator,
-                events=attachment.events,
-                session_id=session_id,
-                ref=start.ref,
-                requests=request_iterator,
-                identity=identity,
-                connection=connection,
-            ):
+            async for response in _attach_events(session, request_iterator):
                 yield response
         finally:
             self._connections.close(connection.connection_id)
@@ -239,16 +227,14 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def RegisterSession(
         self, request: pb.RegisterSessionRequest, context: _Context
     ) -> pb.RegisterSessionResponse:
-        changed = await self._coordinator.register_session(request.session_id, cwd=request.cwd)
+        changed = await self._resources.register_session(request.session_id, cwd=request.cwd)
         return pb.RegisterSessionResponse(changed=changed)
 
     @unary()
     async def ArchiveSession(
         self, request: pb.ArchiveSessionRequest, context: _Context
     ) -> pb.ArchiveSessionResponse:
-        stopped = await self._coordinator.archive_session(
-            request.session_id, deleted=request.deleted
-        )
+        stopped = await self._resources.archive_session(request.session_id, deleted=request.deleted)
         return pb.ArchiveSessionResponse(stopped=[convert.run_to_proto(run) for run in stopped])
 
     @unary()
@@ -257,27 +243,20 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
 
 
 async def _attach_events(
-    coordinator: HostRuntimeResourceCoordinator,
-    *,
-    events: AsyncIterator[OutputChunk | OutputGap],
-    session_id: str,
-    ref: str,
-    requests: AsyncIterator[pb.AttachRequest],
-    identity: ControllerIdentity | None,
-    connection: ConnectionContext,
+    session: AttachSession, requests: AsyncIterator[pb.AttachRequest]
 ) -> AsyncIterator[pb.AttachResponse]:
     """Output (then the final run) merged with the outcomes of the client's controls."""
     queue: asyncio.Queue[pb.AttachResponse | BaseException | None] = asyncio.Queue(_ATTACH_BACKLOG)
 
     async def pump_output() -> None:
         try:
-            async with contextlib.aclosing(events) as output:  # type: ignore[type-var]
+            async with contextlib.aclosing(session.events) as output:  # type: ignore[type-var]
                 async for event in output:
                     if isinstance(event, OutputChunk):
                         await queue.put(pb.AttachResponse(output=convert.chunk_to_proto(event)))
                     else:
                         await queue.put(pb.AttachResponse(gap=convert.gap_to_proto(event)))
-            final = await coordinator.manager.wait_terminal(session_id, ref)
+            final = await session.ended()
             await queue.put(pb.AttachResponse(ended=convert.run_to_proto(final)))
             await queue.put(None)
         except Exception as error:
@@ -285,44 +264,11 @@ async def _attach_events(
 
     async def apply_controls() -> None:
         async for message in requests:
-            control = message.control
-            try:
-                if message.WhichOneof("action") != "control":
-                    raise InvalidRequestError("start may only be sent once", field="start")
-                if identity is None:
-                    raise InvalidRequestError(
-                        "attach with a controller_id to send controls",
-                        field="controller_id",
-                    )
-                result = await coordinator.control_controller(
-                    ControlRequest(
-                        identity.session_id,
-                        identity.ref,
-                        identity.controller_id,
-                        control.sequence,
-                        convert.control_from_proto(
-                            control.input, control.resize if control.HasField("resize") else None
-                        ),
-                    ),
-                    connection,
-                )
-                outcome = pb.ControlOutcome(
-                    sequence=control.sequence, applied=convert.control_result_to_proto(result)
-                )
-            except Exception as error:
-                failure = failure_of(error, _ATTACH_FIELDS)
-                outcome = pb.ControlOutcome(
-                    sequence=control.sequence,
-                    rejected=pb.ControlRejected(
-                        code=failure.code.value[0],
-                        reason=failure.reason,
-                        message=failure.message,
-                        field=failure.field,
-                    ),
-                )
-            await queue.put(pb.AttachResponse(control=outcome))
+            await queue.put(pb.AttachResponse(control=await _control_outcome(session, message)))
 
-    tasks = [asyncio.create_task(pump_output()), asyncio.create_task(apply_controls())]
+    tasks = TaskOwner()
+    tasks.spawn(pump_output(), name="attach output")
+    tasks.spawn(apply_controls(), name="attach controls")
     try:
         while True:
             item = await queue.get()
@@ -332,34 +278,50 @@ async def _attach_events(
                 raise item
             yield item
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await tasks.close()
+
+
+async def _control_outcome(session: AttachSession, message: pb.AttachRequest) -> pb.ControlOutcome:
+    """What became of one message the client sent after start: applied, or why not."""
+    control = message.control
+    try:
+        if message.WhichOneof("action") != "control":
+            raise InvalidRequestError("start may only be sent once", field="start")
+        result = await session.control(
+            control.sequence,
+            lambda: convert.control_from_proto(
+                control.input, control.resize if control.HasField("resize") else None
+            ),
+        )
+        return pb.ControlOutcome(
+            sequence=control.sequence, applied=convert.control_result_to_proto(result)
+        )
+    except Exception as error:
+        failure = failure_of(error, _ATTACH_FIELDS)
+        return pb.ControlOutcome(
+            sequence=control.sequence,
+            rejected=pb.ControlRejected(
+                code=failure.code.value[0],
+                reason=failure.reason,
+                message=failure.message,
+                field=failure.field,
+            ),
+        )
 
 
 async def _until(stop: asyncio.Event, source: AsyncIterator[_T]) -> AsyncIterator[_T]:
     """Items of *source* until it ends or *stop* is set.
 
     However this ends (also when the call is cancelled), a pending ``anext`` is cancelled and
-    awaited first, so that *source* is no longer running when its owner closes it.
+    awaited first (:func:`maka_common.aio.race`), so that *source* is no longer running when
+    its owner closes it.
     """
-    stopped = asyncio.ensure_future(stop.wait())
-    item: asyncio.Future[_T] | None = None
-    try:
-        while True:
-            item = asyncio.ensure_future(anext(source))
-            await asyncio.wait({item, stopped}, return_when=asyncio.FIRST_COMPLETED)
-            if not item.done():
-                return
-            try:
-                value = item.result()
-            except StopAsyncIteration:
-                return
-            item = None
-            yield value
-    finally:
-        stopped.cancel()
-        if item is not None and not item.done():
-            item.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await item
+    while True:
+        item = asyncio.ensure_future(anext(source))
+        if await race(item, stop.wait()) != 0:
+            return
+        try:
+            value = item.result()
+        except StopAsyncIteration:
+            return
+        yield value

@@ -19,8 +19,8 @@ from typing import Final
 import grpc
 from maka.common.v1 import errors_pb2 as r
 
+import resource_service.core as e
 from maka_common.status import RESOURCE_DOMAIN, ErrorMapping, Failure, Rule
-from resource_service.core import errors as e
 
 __all__ = ["MAPPING", "RULES", "Failure", "failure_of", "streaming", "unary"]
 

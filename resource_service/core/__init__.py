@@ -1,6 +1,22 @@
 """The resource domain core: shell runs, termination, PTY screens, leases, admission, drain.
 
 Pure asyncio and the standard library (plus pyte for the terminal emulator); never gRPC.
+
+One owner per lifecycle, each owning only what the next one down does not::
+
+    ResourceHost (host.py)          the façade the API talks to: session admission, controller
+      │                             leases and who may control, Attach rules (attach.py),
+      │                             residency, the fail-stop latch, the public operations
+      └─ RunSupervisor (supervisor.py)  the set of live runs: live-run limits, start, stop,
+           │                        controls, queries (catalog.py), begin_drain(), hurry()
+           └─ LiveRun (live.py)     one run from admission to its terminal record: launch,
+                │                   supervision, termination, its output (live_output.py)
+                └─ ProcessHandle (process/)  one spawned command: pipes or PTY, readers,
+                                    exit watch, reaping; process/termination.py alone signals
+
+The drain ladder is :func:`.drain.drain` (rungs: :class:`.drain.DrainRung`); the start-up sweep
+of a dead host's runs is :mod:`.recovery`. Nothing writes another object's state: each owner
+changes the one below only through its methods.
 """
 
 from resource_service.core.admission import (
@@ -10,20 +26,17 @@ from resource_service.core.admission import (
     SessionRegistry,
     StandaloneSessionDirectory,
 )
+from resource_service.core.attach import AttachSession
+from resource_service.core.catalog import ShellRunPage
 from resource_service.core.config import ShellRunConfig
-from resource_service.core.coordinator import (
-    Attachment,
-    ConnectionContext,
-    ForegroundStarted,
-    HostRuntimeResourceCoordinator,
-    Residency,
-)
+from resource_service.core.drain import DrainReport, DrainRung
 from resource_service.core.errors import (
     HostDrainingError,
     InternalFailureError,
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
+    OutOfRangeError,
     PersistenceFailedError,
     ResourceError,
     ResourceExhaustedError,
@@ -31,6 +44,13 @@ from resource_service.core.errors import (
     ShellRunPtyControlClosedError,
     StoreClosedError,
 )
+from resource_service.core.facade_types import (
+    Attachment,
+    ConnectionContext,
+    ForegroundStarted,
+    Residency,
+)
+from resource_service.core.host import ResourceHost
 from resource_service.core.lease import (
     ControlKind,
     ControllerAcquireResult,
@@ -40,14 +60,7 @@ from resource_service.core.lease import (
     ControlResult,
     PtyControl,
 )
-from resource_service.core.manager import (
-    CANCELLED_MESSAGE,
-    DrainReport,
-    ShellRunPage,
-    ShellRunProcessManager,
-    ShellRunUpdate,
-    timed_out_message,
-)
+from resource_service.core.outcome import CANCELLED_MESSAGE, timed_out_message
 from resource_service.core.output import OutputChunk, OutputEvent, OutputGap
 from resource_service.core.records import (
     REF_PREFIX,
@@ -63,13 +76,15 @@ from resource_service.core.records import (
     parse_ref,
 )
 from resource_service.core.recovery import ORPHANED_MESSAGE, RecoveryReport
-from resource_service.core.requests import BashInput
+from resource_service.core.requests import BashInput, check_length
 from resource_service.core.store import SessionStore, ShellRunStore
+from resource_service.core.supervisor import RunSupervisor, ShellRunUpdate
 
 __all__ = [
     "CANCELLED_MESSAGE",
     "ORPHANED_MESSAGE",
     "REF_PREFIX",
+    "AttachSession",
     "Attachment",
     "BashInput",
     "ConnectionContext",
@@ -80,13 +95,14 @@ __all__ = [
     "ControllerIdentity",
     "ControllerReleaseResult",
     "DrainReport",
+    "DrainRung",
     "ForegroundStarted",
     "HostDrainingError",
-    "HostRuntimeResourceCoordinator",
     "InternalFailureError",
     "InvalidRequestError",
     "NotFoundError",
     "OperationConflictError",
+    "OutOfRangeError",
     "OutputChunk",
     "OutputEvent",
     "OutputGap",
@@ -99,8 +115,10 @@ __all__ = [
     "Residency",
     "ResourceError",
     "ResourceExhaustedError",
+    "ResourceHost",
     "RunKind",
     "RunMode",
+    "RunSupervisor",
     "SessionAdmissionGate",
     "SessionArchivedError",
     "SessionDirectory",
@@ -110,7 +128,6 @@ __all__ = [
     "ShellRunConfig",
     "ShellRunOutput",
     "ShellRunPage",
-    "ShellRunProcessManager",
     "ShellRunPtyControlClosedError",
     "ShellRunRecord",
     "ShellRunStatus",
@@ -118,6 +135,7 @@ __all__ = [
     "ShellRunUpdate",
     "StandaloneSessionDirectory",
     "StoreClosedError",
+    "check_length",
     "is_active_status",
     "parse_ref",
     "timed_out_message",

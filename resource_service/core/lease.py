@@ -30,8 +30,13 @@ from resource_service.core.errors import (
     OperationConflictError,
     ShellRunPtyControlClosedError,
 )
-from resource_service.core.records import PtyOutput
-from resource_service.core.requests import MAX_INPUT_BYTES, check_size
+from resource_service.core.records import PtyOutput, parse_ref
+from resource_service.core.requests import (
+    MAX_INPUT_BYTES,
+    check_controller_id,
+    check_session_id,
+    check_size,
+)
 
 __all__ = [
     "ControlKind",
@@ -96,6 +101,13 @@ class ControllerIdentity:
     session_id: str
     ref: str
     controller_id: str
+
+    def check(self) -> None:
+        """Refuse a malformed identity; its session may be empty (a ref names its run)."""
+        if self.session_id:
+            check_session_id(self.session_id)
+        parse_ref(self.ref)
+        check_controller_id(self.controller_id)
 
 
 @dataclass(frozen=True)

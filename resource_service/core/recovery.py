@@ -11,9 +11,9 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from resource_service.core.process.termination import kill_leftovers
 from resource_service.core.records import ShellRunRecord
 from resource_service.core.store import ShellRunStore
-from resource_service.core.termination import kill_leftovers
 
 __all__ = ["ORPHANED_MESSAGE", "RecoveryReport", "sweep_orphaned_runs"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -16,3 +17,28 @@ def test_every_import_contract_is_kept() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+def _resource_sources() -> list[Path]:
+    return sorted((ROOT / "resource_service").rglob("*.py"))
+
+
+def test_no_resource_module_is_over_500_lines() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in _resource_sources()
+        if (lines := len(path.read_text().splitlines())) > 500
+    }
+    assert long == {}
+
+
+def test_no_resource_function_is_over_50_lines() -> None:
+    long: dict[str, int] = {}
+    for path in _resource_sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                assert node.end_lineno is not None
+                length = node.end_lineno - node.lineno + 1
+                if length > 50:
+                    long[f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"] = length
+    assert long == {}

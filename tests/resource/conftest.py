@@ -19,10 +19,10 @@ from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquir
 from resource_service.core import (
     BashInput,
     ConnectionContext,
-    HostRuntimeResourceCoordinator,
+    ResourceHost,
+    RunSupervisor,
     SessionAdmissionGate,
     ShellRunConfig,
-    ShellRunProcessManager,
     StandaloneSessionDirectory,
 )
 from resource_service.store import SqliteShellRunStore
@@ -71,8 +71,8 @@ class Host:
     base: Path
     owner: RootOwner
     store: SqliteShellRunStore
-    manager: ShellRunProcessManager
-    coordinator: HostRuntimeResourceCoordinator
+    manager: RunSupervisor
+    coordinator: ResourceHost
     sessions: StandaloneSessionDirectory
     active_residencies: int = 0
     released_residencies: int = 0
@@ -94,12 +94,12 @@ async def open_host(
     owner = try_acquire_root_owner(root)
     assert owner is not None, "expected to own the storage root"
     store = await SqliteShellRunStore.open(owner.lease)
-    manager = await ShellRunProcessManager.open(store=store, config=config)
+    manager = await RunSupervisor.open(store=store, config=config)
     if sessions is None:
         sessions = StandaloneSessionDirectory(admit_unknown=admit_unknown, default_cwd=str(base))
     host: Host
-    coordinator = HostRuntimeResourceCoordinator(
-        manager=manager,
+    coordinator = ResourceHost(
+        supervisor=manager,
         admission=SessionAdmissionGate(sessions),
         acquire_residency=lambda: host.acquire_residency(),  # noqa: PLW0108 - bound later
         request_drain=lambda reason: host.drain_requests.append(reason),  # noqa: PLW0108
@@ -133,7 +133,7 @@ def scratch_dir(tmp_path: Path) -> Iterator[Path]:
 
 
 async def read_until(
-    manager: ShellRunProcessManager, ref: str, needle: bytes, *, session_id: str = SESSION_ID
+    manager: RunSupervisor, ref: str, needle: bytes, *, session_id: str = SESSION_ID
 ) -> bytes:
     """Follow a live run's output until *needle* has appeared; returns everything read."""
     from resource_service.core import OutputChunk
@@ -149,7 +149,7 @@ async def read_until(
 
 def process_gone(pid: int) -> bool:
     """True if *pid* has exited (a zombie counts: it runs nothing)."""
-    from resource_service.core._procfs import read_stat
+    from resource_service.core.process.procfs import read_stat
 
     stat = read_stat(pid)
     return stat is None or stat.zombie

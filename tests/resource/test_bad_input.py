@@ -12,11 +12,11 @@ from resource_service.core import (
     REF_PREFIX,
     ControllerIdentity,
     ControlRequest,
-    HostRuntimeResourceCoordinator,
     InvalidRequestError,
     NotFoundError,
     PtyControl,
     ResourceError,
+    ResourceHost,
     SessionArchivedError,
 )
 from tests.resource.conftest import (
@@ -29,7 +29,7 @@ from tests.resource.conftest import (
 )
 
 UNKNOWN_REF = REF_PREFIX + "0123456789abcdef0123456789abcdef"
-Call = Callable[[HostRuntimeResourceCoordinator, Path], Awaitable[object]]
+Call = Callable[[ResourceHost, Path], Awaitable[object]]
 
 
 def _foreground(command: str = "true", **changes: object) -> Call:
@@ -40,11 +40,11 @@ def _background(command: str = "true", **changes: object) -> Call:
     return lambda c, _: c.run_background_bash(bash_input(command, "call.bad", **changes))
 
 
-def _missing_dir(c: HostRuntimeResourceCoordinator, base: Path) -> Awaitable[object]:
+def _missing_dir(c: ResourceHost, base: Path) -> Awaitable[object]:
     return c.run_foreground_bash(bash_input("true", "call.bad", cwd=str(base / "missing")))
 
 
-def _file_as_cwd(c: HostRuntimeResourceCoordinator, base: Path) -> Awaitable[object]:
+def _file_as_cwd(c: ResourceHost, base: Path) -> Awaitable[object]:
     path = base / "a-file"
     path.write_text("not a directory")
     return c.run_background_bash(bash_input("true", "call.bad", cwd=str(path)))

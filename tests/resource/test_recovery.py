@@ -13,7 +13,7 @@ from pathlib import Path
 
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 from resource_service.core import ORPHANED_MESSAGE, PipesOutput, ProcessIdentity, ShellRunRecord
-from resource_service.core._procfs import boot_id, read_stat
+from resource_service.core.process.procfs import boot_id, read_stat
 from resource_service.store import SqliteShellRunStore
 from tests.resource.conftest import (
     HELPERS,

@@ -15,15 +15,15 @@ import pytest
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 from resource_service.core import (
     ControllerIdentity,
-    HostRuntimeResourceCoordinator,
     InvalidRequestError,
     NotFoundError,
     PersistenceFailedError,
+    ResourceHost,
+    RunSupervisor,
     SessionAdmissionGate,
     SessionArchivedError,
     SessionInfo,
     SessionRegistry,
-    ShellRunProcessManager,
 )
 from resource_service.store import SqliteShellRunStore
 from tests.resource.conftest import FIRST_CONNECTION, TEST_CONFIG, bash_input, read_until
@@ -254,8 +254,8 @@ async def test_a_start_waiting_at_the_gate_sees_the_archive_it_waited_for() -> N
 class KernelHost:
     store: SqliteShellRunStore
     sessions: SessionRegistry
-    manager: ShellRunProcessManager
-    coordinator: HostRuntimeResourceCoordinator
+    manager: RunSupervisor
+    coordinator: ResourceHost
 
 
 @pytest.fixture
@@ -265,10 +265,8 @@ async def kernel_host(tmp_path: Path) -> AsyncIterator[KernelHost]:
     assert owner is not None
     store = await SqliteShellRunStore.open(owner.lease)
     sessions = await SessionRegistry.open(store, standalone=False)
-    manager = await ShellRunProcessManager.open(store=store, config=TEST_CONFIG)
-    coordinator = HostRuntimeResourceCoordinator(
-        manager=manager, admission=SessionAdmissionGate(sessions)
-    )
+    manager = await RunSupervisor.open(store=store, config=TEST_CONFIG)
+    coordinator = ResourceHost(supervisor=manager, admission=SessionAdmissionGate(sessions))
     try:
         yield KernelHost(store, sessions, manager, coordinator)
     finally:

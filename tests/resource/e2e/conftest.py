@@ -25,7 +25,7 @@ from maka.resource.v1 import resource_pb2_grpc
 from maka_common.config import CommonConfig
 from maka_common.server import ServerHost, serve
 from maka_common.status import error_info
-from resource_service.core import SessionDirectory, ShellRunConfig
+from resource_service.core import ResourceHost, RunSupervisor, SessionDirectory, ShellRunConfig
 from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
 
 E2E_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
@@ -75,15 +75,28 @@ class Server:
 
     @property
     def coordinator(self) -> Any:
-        return self.service._coordinator
+        """The service's resource host (the core's façade), seen with its supervisor as
+        ``manager``: the names the spec scenarios use."""
+        return _SpecView(self.service.resources, self.service.supervisor)
 
     @property
     def residencies(self) -> int:
-        return self.service._residencies.active
+        return self.service.active_residencies
 
     @property
     def failed(self) -> bool:
-        return self.service._failed
+        return self.service.failed
+
+
+class _SpecView:
+    """The resource host under the spec's names: itself, and its supervisor as ``manager``."""
+
+    def __init__(self, resources: ResourceHost, supervisor: RunSupervisor) -> None:
+        self._resources = resources
+        self.manager = supervisor
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._resources, name)
 
 
 class _ListeningLine(logging.Handler):
@@ -139,7 +152,7 @@ async def start_server(
         logger.setLevel(level)
     if serving.done():
         raise AssertionError(f"serve() returned {serving.result()} before listening")
-    host = service._host
+    host = service.host
     assert host is not None
     running = Server(service, host, host.listen_address, data_dir, serving)
     serving.add_done_callback(lambda _: running.stopped.set())

@@ -269,8 +269,8 @@ async def test_losing_the_store_trips_fail_stop_health_and_drain(server: Server)
             pb.StartBackgroundRequest(session_id=SESSION_ID, command="sleep 60", cwd="/")
         )
     ).run
-    assert server.service._owner is not None
-    server.service._owner.close()  # from now on the store refuses every call: state is lost
+    assert server.service.storage_owner is not None
+    server.service.storage_owner.close()  # from now on the store refuses every call: state is lost
     async with raises_status(grpc.StatusCode.UNAVAILABLE, "PERSISTENCE_FAILED"):
         await stub.StopRun(pb.StopRunRequest(session_id=SESSION_ID, ref=run.ref))
     assert server.failed

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import BashInput, OutputChunk, ShellRunProcessManager
+from resource_service.core import BashInput, OutputChunk, RunSupervisor
 from resource_service.store import SqliteShellRunStore
 
 
@@ -19,7 +19,7 @@ async def main(base: Path) -> None:
     owner = try_acquire_root_owner(resolve_storage_root(base / "interactive", "resource"))
     assert owner is not None
     store = await SqliteShellRunStore.open(owner.lease)
-    manager = await ShellRunProcessManager.open(store=store)
+    manager = await RunSupervisor.open(store=store)
     cwd = os.getcwd()
     # The PTY run ignores the hangup its terminal sends when this host dies, as nohup would.
     commands = [

@@ -1,37 +1,24 @@
-"""The in-memory side of one active run: its process, output, and the futures that tell callers
-when it is running and when it has ended."""
+"""The output side of one live run: its replay log, its stream tails (pipes) or its terminal
+screen (PTY), rendered at a bounded rate."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Literal, TypeAlias
 
-from resource_service.core._child import ChildProcess
 from resource_service.core.config import ShellRunConfig
 from resource_service.core.output import OutputChunk, OutputLog, OutputStream, TailBuffer
-from resource_service.core.pty import PtyRunProcess
-from resource_service.core.records import (
-    PipesOutput,
-    PtyOutput,
-    ShellRunOutput,
-    ShellRunRecord,
-)
+from resource_service.core.records import PipesOutput, PtyOutput, ShellRunOutput, ShellRunRecord
 from resource_service.core.screen import TerminalScreen
-from resource_service.core.termination import TerminationStep
 
-__all__ = ["EndCallback", "LiveRun", "TerminationReason"]
+__all__ = ["RunOutput"]
 
 log = logging.getLogger(__name__)
 
-TerminationReason: TypeAlias = Literal["timed_out", "cancelled"]
-#: Called exactly once when a run ends, with its terminal record (``None`` if it was lost).
-EndCallback = Callable[[ShellRunRecord | None], None]
 
-
-class LiveRun:
-    """One run between creation and its terminal record."""
+class RunOutput:
+    """What a run printed: every chunk goes to the replay log, and to the tails or the screen."""
 
     def __init__(
         self,
@@ -39,13 +26,9 @@ class LiveRun:
         config: ShellRunConfig,
         *,
         emit_output: Callable[[OutputChunk], None] | None,
-        on_end: EndCallback | None,
+        respond: Callable[[str], None],
     ) -> None:
-        loop = asyncio.get_running_loop()
-        self.record = record
-        #: False until the ``starting`` record is committed; until then nobody may see the run.
-        self.inserted = False
-        self.process: ChildProcess | None = None
+        self.ref = record.ref
         self.log = OutputLog(config.replay_bytes)
         self.tails: dict[OutputStream, TailBuffer] = {}
         self.screen: TerminalScreen | None = None
@@ -55,7 +38,7 @@ class LiveRun:
                 record.output.rows if isinstance(record.output, PtyOutput) else 24,
                 scrollback=config.scrollback_rows,
                 max_pending=config.screen_max_pending,
-                respond=self._answer_terminal_query,
+                respond=respond,
             )
         else:
             self.tails = {
@@ -67,28 +50,6 @@ class LiveRun:
         self._next_render_at = 0.0
         self._render_scheduled = False
         self._emit_output = emit_output
-        self._on_end = on_end
-        #: Why the host is ending the run, recorded before any signal is sent.
-        self.termination_reason: TerminationReason | None = None
-        self.termination_step: TerminationStep | None = None
-        self.termination_task: asyncio.Task[TerminationStep] | None = None
-        self.supervisor: asyncio.Task[None] | None = None
-        self.timeout_handle: asyncio.TimerHandle | None = None
-        #: Set once control is closed: termination began or the process exited.
-        self.closing = asyncio.Event()
-        self.running: asyncio.Future[ShellRunRecord] = loop.create_future()
-        self.terminal: asyncio.Future[ShellRunRecord] = loop.create_future()
-        # Callers that only observe these futures must not cause "exception never retrieved".
-        self.running.add_done_callback(_consume)
-        self.terminal.add_done_callback(_consume)
-
-    @property
-    def ref(self) -> str:
-        return self.record.ref
-
-    @property
-    def pty(self) -> PtyRunProcess | None:
-        return self.process if isinstance(self.process, PtyRunProcess) else None
 
     def on_output(self, stream: OutputStream, data: bytes) -> None:
         """Sink for the process readers; runs on the event loop for every read."""
@@ -111,7 +72,7 @@ class LiveRun:
             except Exception:
                 log.exception("emit_output callback of %s failed; output continues", self.ref)
 
-    def output(self) -> ShellRunOutput:
+    def snapshot(self) -> ShellRunOutput:
         """The output as of now."""
         if self.screen is not None:
             return self.screen.snapshot()
@@ -123,20 +84,8 @@ class LiveRun:
             stderr_truncated=stderr.truncated,
         )
 
-    def snapshot(self) -> ShellRunRecord:
-        """The current revision with its live output."""
-        if not self.record.active:
-            return self.record
-        return self.record.with_output(self.output())
-
-    def end(self, record: ShellRunRecord | None) -> None:
-        """Run the end callback; exactly once."""
-        on_end, self._on_end = self._on_end, None
-        if on_end is not None:
-            try:
-                on_end(record)
-            except Exception:
-                log.exception("end callback of %s failed", self.ref)
+    def close(self) -> None:
+        self.log.close()
 
     def _render_step(self) -> None:
         # Rendering is rate-limited (one slice per interval) so that a flood cannot monopolise
@@ -151,16 +100,3 @@ class LiveRun:
             loop.call_later(self._render_interval, self._render_step)
         else:
             self._render_scheduled = False
-
-    def _answer_terminal_query(self, answer: str) -> None:
-        pty = self.pty
-        if pty is not None and not pty.input_closed and not self.closing.is_set():
-            try:
-                pty.write(answer.encode())
-            except Exception:
-                log.debug("could not answer a terminal query of %s", self.ref, exc_info=True)
-
-
-def _consume(future: asyncio.Future[ShellRunRecord]) -> None:
-    if not future.cancelled():
-        future.exception()

@@ -15,10 +15,10 @@ nothing is killed). Either way the run never stays active on the record.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
+from maka_common.aio import race
 from resource_service.core.errors import PersistenceFailedError, ResourceError, StoreClosedError
 from resource_service.core.records import ShellRunRecord
 
@@ -94,8 +94,7 @@ class PendingRecords:
         try:
             while self._records:
                 self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), backoff)
+                await race(self._wake.wait(), within=backoff)
                 if await self._attempt():
                     backoff = self._initial_backoff
                 else:

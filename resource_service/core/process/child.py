@@ -7,19 +7,19 @@ import contextlib
 import errno
 import os
 import select
-import signal
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from resource_service.core import _procfs
+from maka_common.aio import race
 from resource_service.core.errors import InternalFailureError
 from resource_service.core.output import OutputStream
+from resource_service.core.process import procfs as _procfs
+from resource_service.core.process.termination import RUN_MARKER_VARIABLE, ExitWatch, kill_group
 from resource_service.core.records import ProcessIdentity
-from resource_service.core.termination import RUN_MARKER_VARIABLE, ExitWatch, signal_group
 
-__all__ = ["SHELL", "ChildProcess", "ExitStatus", "OutputSink", "child_environment"]
+__all__ = ["SHELL", "ExitStatus", "OutputSink", "ProcessHandle", "child_environment"]
 
 SHELL: Final = "/bin/bash"
 _READ_SIZE: Final = 256 * 1024
@@ -56,7 +56,7 @@ def child_environment(
     return env
 
 
-class ChildProcess:
+class ProcessHandle:
     """A spawned command: leader of its own session and process group.
 
     Children are started by :mod:`subprocess` (``vfork``/``exec`` in C, no Python code in the
@@ -129,12 +129,9 @@ class ChildProcess:
 
     async def wait_output_eof(self, within: float) -> bool:
         """Wait for end of file on every output fd; ``False`` if *within* seconds pass first."""
-        try:
-            async with asyncio.timeout(within):
-                await self._output_eof.wait()
-        except TimeoutError:
-            return False
-        return True
+        if not self._output_eof.is_set():
+            await race(self._output_eof.wait(), within=within)
+        return self._output_eof.is_set()
 
     def drain_ready_output(self) -> None:
         """Read whatever is already buffered on each output fd, without waiting."""
@@ -149,7 +146,21 @@ class ChildProcess:
         the group id cannot have been recycled)."""
         if not self.exited or self._reaped is not None:
             raise InternalFailureError("kill_leftovers needs an exited, unreaped leader")
-        signal_group(self.pid, signal.SIGKILL)
+        kill_group(self.pid)
+
+    async def kill(self, within: float) -> None:
+        """SIGKILL the group now, reap the leader once it exits (within *within* seconds) and
+        release everything: for a process whose run can no longer be recorded."""
+        if self.reaped:
+            self.close()
+            return
+        if not self.exited:
+            kill_group(self.pid)
+            await asyncio.shield(self.exit_watch.wait(within))
+        if self.exited:
+            self.kill_leftovers()
+            self.reap()
+        self.close()
 
     def reap(self) -> ExitStatus:
         """Collect the leader's exit status (once it has exited)."""

@@ -17,21 +17,20 @@ terminal.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
-import signal
 import struct
 import subprocess
 import termios
 from collections.abc import Mapping
 from typing import Final
 
-from resource_service.core._child import SHELL, ChildProcess, OutputSink
 from resource_service.core.errors import ResourceExhaustedError, ShellRunPtyControlClosedError
+from resource_service.core.process.child import SHELL, OutputSink, ProcessHandle
+from resource_service.core.process.termination import abandon_unstarted
 
-__all__ = ["MAX_PENDING_INPUT", "PtyRunProcess"]
+__all__ = ["MAX_PENDING_INPUT", "PtyProcess"]
 
 #: Input accepted but not yet written to the PTY; beyond this, input is refused.
 MAX_PENDING_INPUT: Final = 1024 * 1024
@@ -44,7 +43,7 @@ def _set_window_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-class PtyRunProcess(ChildProcess):
+class PtyProcess(ProcessHandle):
     """``bash -c command`` as the session leader of a new PTY."""
 
     def __init__(self, popen: subprocess.Popen[bytes], master: int, sink: OutputSink) -> None:
@@ -66,7 +65,7 @@ class PtyRunProcess(ChildProcess):
         cols: int,
         rows: int,
         sink: OutputSink,
-    ) -> PtyRunProcess:
+    ) -> PtyProcess:
         """Start the command; raises ``OSError`` if it cannot start."""
         master, slave = os.openpty()  # both close-on-exec; the child gets the slave as stdio
         try:
@@ -89,9 +88,7 @@ class PtyRunProcess(ChildProcess):
         try:
             return cls(popen, master, sink)
         except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(popen.pid, signal.SIGKILL)
-            popen.wait()
+            abandon_unstarted(popen)
             os.close(master)
             raise
 

@@ -1,9 +1,9 @@
-"""The host's resource coordinator: the operations clients call, over the process manager.
+"""The resource host: the one façade the API talks to, over the run supervisor.
 
-It adds what the manager does not know about: sessions (admission), client connections (leases
-die with them), residency (one token per active background run, returned exactly once) and the
-host's fail-stop latch, ``request_drain`` — tripped only when an invariant of the host's own
-state broke (see :mod:`.errors`), never for anything a request carries.
+It adds what the supervisor does not know about: sessions (admission), client connections
+(leases die with them, and only a lease holder may control a run), the rules of an Attach
+stream (:mod:`.attach`), residency (one token per active background run, returned exactly
+once) and the fail-stop latch (:mod:`.failstop`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ import contextlib
 import logging
 import os
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field, replace
-from typing import Protocol
+from dataclasses import replace
 
 from resource_service.core.admission import SessionAdmissionGate, SessionInfo
+from resource_service.core.attach import AttachSession
+from resource_service.core.catalog import ShellRunPage, without_output_beyond
+from resource_service.core.drain import DrainReport, begin_drain
 from resource_service.core.errors import (
     HostDrainingError,
     InternalFailureError,
@@ -26,6 +28,16 @@ from resource_service.core.errors import (
     SessionArchivedError,
     ShellRunPtyControlClosedError,
 )
+from resource_service.core.facade_types import (
+    Attachment,
+    ConnectionContext,
+    ForegroundStarted,
+    NoResidency,
+    Residency,
+    no_events,
+    once,
+)
+from resource_service.core.failstop import FailStop
 from resource_service.core.lease import (
     ControllerAcquireResult,
     ControllerIdentity,
@@ -34,102 +46,44 @@ from resource_service.core.lease import (
     ControlRequest,
     ControlResult,
 )
-from resource_service.core.manager import (
-    DrainReport,
-    ShellRunPage,
-    ShellRunProcessManager,
-    ShellRunUpdate,
-)
 from resource_service.core.output import OutputEvent
-from resource_service.core.records import PipesOutput, PtyOutput, ShellRunRecord, parse_ref
+from resource_service.core.records import PtyOutput, ShellRunRecord, parse_ref
 from resource_service.core.requests import (
     BashInput,
-    check_controller_id,
     check_session_cwd,
     check_session_id,
 )
-from resource_service.core.sizes import wire_size
+from resource_service.core.supervisor import RunSupervisor, ShellRunUpdate
 
-__all__ = [
-    "Attachment",
-    "ConnectionContext",
-    "ForegroundStarted",
-    "HostRuntimeResourceCoordinator",
-    "Residency",
-]
+__all__ = ["ResourceHost"]
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ConnectionContext:
-    """The client connection an operation arrived on; leases belong to it."""
-
-    connection_id: str
-    host_epoch: str = ""
-    surface: str = ""
-    principal: str = "local_os_user"
-    #: Whether the connection is still open, if it can close (``None``: it never closes). A
-    #: lease is only ever granted to an open connection, so one that closes while its acquire
-    #: waits cannot leave a lease behind that nobody will release.
-    is_open: Callable[[], bool] | None = field(default=None, compare=False, repr=False)
-
-
-class Residency(Protocol):
-    """Keeps the host up while a background run is active; released exactly once."""
-
-    def release(self) -> None: ...
-
-
-class _NoResidency:
-    def release(self) -> None:
-        pass
-
-
-@dataclass(frozen=True)
-class Attachment:
-    """A run's current screen (PTY runs) and its output from a sequence on."""
-
-    ref: str
-    record: ShellRunRecord
-    #: The screen at attach time; ``None`` for a pipes run.
-    screen: PtyOutput | None
-    #: The newest output sequence at attach time (0 if none, or if the run has ended).
-    output_sequence: int
-    events: AsyncIterator[OutputEvent]
-
-
-@dataclass(frozen=True)
-class ForegroundStarted:
-    """A foreground run as recorded once started (``running``, or terminal if it could not
-    start): the first event of a stream that asked for it."""
-
-    record: ShellRunRecord
-
-
-class HostRuntimeResourceCoordinator:
-    """The resource operations of one host, with leases, admission, residency and drain."""
+class ResourceHost:
+    """The resource operations of one host, with leases, admission, attach rules, residency and
+    drain."""
 
     def __init__(
         self,
         *,
-        manager: ShellRunProcessManager,
+        supervisor: RunSupervisor,
         admission: SessionAdmissionGate | None = None,
         acquire_residency: Callable[[], Residency] | None = None,
         request_drain: Callable[[str], None] | None = None,
         default_cwd: str | None = None,
     ) -> None:
-        self._manager = manager
+        self._supervisor = supervisor
         self._admission = admission or SessionAdmissionGate()
-        self._acquire_residency = acquire_residency or _NoResidency
-        self._request_drain = request_drain or (lambda reason: None)
+        self._acquire_residency = acquire_residency or NoResidency
+        self._fail_stop = FailStop(request_drain or (lambda reason: None))
         self._default_cwd = default_cwd
         self._leases = ControllerLeases()
         self._draining = False
         self._close_report: DrainReport | None = None
         self._unsubscribe = [
-            manager.add_update_listener(self.observe_shell_run_update),
-            manager.add_failure_listener(self._on_manager_failure),
+            supervisor.add_update_listener(self.observe_shell_run_update),
+            supervisor.add_failure_listener(self._fail_stop.trip),
         ]
 
     @property
@@ -137,8 +91,9 @@ class HostRuntimeResourceCoordinator:
         return self._draining
 
     @property
-    def manager(self) -> ShellRunProcessManager:
-        return self._manager
+    def failed(self) -> bool:
+        """Whether the fail-stop latch has tripped (:mod:`.failstop`)."""
+        return self._fail_stop.tripped
 
     # -- runs ------------------------------------------------------------------------------
 
@@ -150,8 +105,8 @@ class HostRuntimeResourceCoordinator:
             async with self._admission.hold(request.session_id) as session:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
-                record = await self._manager.start_foreground(request)
-            return await self._manager.finish_foreground(record.session_id, record.ref)
+                record = await self._supervisor.start_foreground(request)
+            return await self._supervisor.finish_foreground(record.session_id, record.ref)
 
     async def stream_foreground_bash(
         self, request: BashInput, *, coalesce: int = 0, announce_start: bool = False
@@ -166,7 +121,7 @@ class HostRuntimeResourceCoordinator:
             async with self._admission.hold(request.session_id) as session:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
-                record = await self._manager.start_foreground(request)
+                record = await self._supervisor.start_foreground(request)
         session_id, ref = record.session_id, record.ref
         finished = False
         try:
@@ -175,18 +130,18 @@ class HostRuntimeResourceCoordinator:
                 # Taken before the announcement is consumed: a run that ends meanwhile still
                 # replays its output from the log.
                 with contextlib.suppress(OperationConflictError):
-                    output = self._manager.follow_output(session_id, ref, coalesce=coalesce)
+                    output = self._supervisor.follow_output(session_id, ref, coalesce=coalesce)
             if announce_start:
                 yield ForegroundStarted(record)
             if output is not None:
                 async for event in output:
                     yield event
-            final = await self._manager.wait_terminal(session_id, ref)
+            final = await self._supervisor.wait_terminal(session_id, ref)
             finished = True
             yield final
         finally:
             if not finished:
-                self._manager.request_stop(session_id, ref)
+                self._supervisor.request_stop(session_id, ref)
 
     async def run_background_bash(self, request: BashInput) -> ShellRunRecord:
         """Start a pipes or PTY run and return at once with its ``running`` record. The run
@@ -198,9 +153,9 @@ class HostRuntimeResourceCoordinator:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
                 residency = self._acquire_residency()
-                release = _once(residency.release)
+                release = once(residency.release)
                 try:
-                    return await self._manager.start_background(
+                    return await self._supervisor.start_background(
                         request, on_end=lambda _record: release()
                     )
                 except BaseException:
@@ -212,13 +167,13 @@ class HostRuntimeResourceCoordinator:
         *session_id* may be empty (see :meth:`run_session`)."""
         with self._internal_failures("stop"):
             session_id = await self.run_session(session_id, ref)
-            return await self._manager.stop(session_id, ref)
+            return await self._supervisor.stop(session_id, ref)
 
     async def get(self, session_id: str, ref: str) -> ShellRunRecord:
         """The run as of now; *session_id* may be empty (see :meth:`run_session`)."""
         with self._internal_failures("get"):
             session_id = await self.run_session(session_id, ref)
-            return await self._manager.inspect(session_id, ref)
+            return await self._supervisor.inspect(session_id, ref)
 
     async def list_runs(
         self, session_id: str, *, page_size: int = 0, page_token: str = ""
@@ -227,11 +182,11 @@ class HostRuntimeResourceCoordinator:
         :meth:`run_session` would let its ref see."""
         with self._internal_failures("list_runs"):
             if not session_id:
-                return await self._manager.list_session(
+                return await self._supervisor.catalog.list_session(
                     None, page_size=page_size, page_token=page_token, visible=self._visible
                 )
             await self._admission.check(session_id)
-            return await self._manager.list_session(
+            return await self._supervisor.catalog.list_session(
                 session_id, page_size=page_size, page_token=page_token
             )
 
@@ -248,7 +203,7 @@ class HostRuntimeResourceCoordinator:
         parse_ref(ref)
         if session_id:
             await self._admission.check(session_id)
-        owner = await self._manager.session_of(ref)
+        owner = await self._supervisor.session_of(ref)
         if owner is None or (session_id and owner != session_id):
             where = f" in session {session_id}" if session_id else ""
             raise NotFoundError(f"no run {ref}{where}", field="ref")
@@ -270,7 +225,9 @@ class HostRuntimeResourceCoordinator:
         """The session's run changes after *after_change_seq*: replay, then live."""
         with self._internal_failures("watch"):
             await self._admission.check(session_id)
-            async for record in self._manager.watch(session_id, after_change_seq=after_change_seq):
+            async for record in self._supervisor.catalog.watch(
+                session_id, after_change_seq=after_change_seq
+            ):
                 yield record
 
     async def attach(
@@ -281,23 +238,45 @@ class HostRuntimeResourceCoordinator:
         session: *session_id* may be empty, see :meth:`run_session`)."""
         with self._internal_failures("attach"):
             session_id = await self.run_session(session_id, ref)
-            record = await self._manager.inspect(session_id, ref)
+            record = await self._supervisor.inspect(session_id, ref)
             if record.active:
                 try:
-                    events = self._manager.follow_output(
+                    events = self._supervisor.follow_output(
                         session_id, ref, after_sequence=after_sequence, coalesce=coalesce
                     )
-                    sequence = self._manager.last_output_sequence(session_id, ref)
-                    screen = self._manager.screen(session_id, ref) if record.mode == "pty" else None
+                    sequence = self._supervisor.last_output_sequence(session_id, ref)
+                    screen = (
+                        self._supervisor.screen(session_id, ref) if record.mode == "pty" else None
+                    )
                     return Attachment(ref, record, screen, sequence, events)
                 except OperationConflictError:
-                    record = await self._manager.wait_terminal(session_id, ref)
+                    record = await self._supervisor.wait_terminal(session_id, ref)
             if after_sequence < 0:
                 raise InvalidRequestError(
                     "after_sequence must not be negative", field="after_sequence"
                 )
             screen = record.output if isinstance(record.output, PtyOutput) else None
-            return Attachment(ref, record, screen, 0, _no_events())
+            return Attachment(ref, record, screen, 0, no_events())
+
+    async def open_attach(
+        self,
+        session_id: str,
+        ref: str,
+        connection: ConnectionContext,
+        *,
+        controller_id: str = "",
+        after_sequence: int = 0,
+        coalesce: int = 0,
+    ) -> AttachSession:
+        """An Attach stream on *connection*: the run's attachment (see :meth:`attach`) and,
+        with a *controller_id*, its controller lease; only then may the stream send controls
+        (:meth:`AttachSession.control`)."""
+        attachment = await self.attach(
+            session_id, ref, after_sequence=after_sequence, coalesce=coalesce
+        )
+        return await AttachSession.open(
+            self, self._supervisor, attachment, connection, controller_id=controller_id
+        )
 
     # -- sessions ------------------------------------------------------------------------
 
@@ -325,8 +304,8 @@ class HostRuntimeResourceCoordinator:
         check_session_id(session_id)
         with self._internal_failures("archive_session"):
             async with self._admission.archiving(session_id, deleted=deleted):
-                stopped = await self._manager.stop_session(session_id)
-        return without_output_beyond(stopped, self._manager.config.max_page_bytes)
+                stopped = await self._supervisor.stop_session(session_id)
+        return without_output_beyond(stopped, self._supervisor.config.max_page_bytes)
 
     # -- controller leases -----------------------------------------------------------------
 
@@ -335,14 +314,14 @@ class HostRuntimeResourceCoordinator:
     ) -> ControllerAcquireResult:
         """Take control of an active PTY run for *connection*; idempotent for the holder. The
         identity's session may be empty (see :meth:`run_session`)."""
-        _check_identity(identity)
+        identity.check()
         self._refuse_if_draining()
         with self._internal_failures("acquire_controller"):
             identity = replace(
                 identity, session_id=await self.run_session(identity.session_id, identity.ref)
             )
             async with self._admission.hold(identity.session_id):
-                record = await self._manager.inspect(identity.session_id, identity.ref)
+                record = await self._supervisor.inspect(identity.session_id, identity.ref)
                 if record.mode != "pty":
                     raise InvalidRequestError(
                         f"{identity.ref} is a pipes run; controller leases apply to PTY runs",
@@ -350,7 +329,9 @@ class HostRuntimeResourceCoordinator:
                     )
                 # From here to the lease being taken nothing awaits, so a run that closes
                 # cannot slip in between the check and the lease.
-                if not record.active or self._manager.is_closing(identity.session_id, identity.ref):
+                if not record.active or self._supervisor.is_closing(
+                    identity.session_id, identity.ref
+                ):
                     raise ShellRunPtyControlClosedError(
                         f"{identity.ref} is {record.status} and its terminal is closing or "
                         "closed; it cannot be controlled"
@@ -368,8 +349,8 @@ class HostRuntimeResourceCoordinator:
                     controller_id=identity.controller_id,
                     ref=identity.ref,
                     next_sequence=next_sequence,
-                    screen=self._manager.screen(identity.session_id, identity.ref),
-                    output_sequence=self._manager.last_output_sequence(
+                    screen=self._supervisor.screen(identity.session_id, identity.ref),
+                    output_sequence=self._supervisor.last_output_sequence(
                         identity.session_id, identity.ref
                     ),
                 )
@@ -378,7 +359,7 @@ class HostRuntimeResourceCoordinator:
         self, request: ControlRequest, connection: ConnectionContext
     ) -> ControlResult:
         """Apply input and/or a resize under the lease, in sequence order."""
-        _check_identity(request.identity)
+        request.identity.check()
         if request.sequence < 1:
             raise InvalidRequestError(
                 f"sequence must be 1 or more, got {request.sequence}", field="sequence"
@@ -397,21 +378,21 @@ class HostRuntimeResourceCoordinator:
                 )
             except OperationConflictError:
                 # A ref that names no run of the session is NOT_FOUND, not a conflict.
-                await self._manager.inspect(request.session_id, request.ref)
+                await self._supervisor.inspect(request.session_id, request.ref)
                 raise
             if earlier is not None:
                 return earlier
             control = request.control
             if control.kind in ("resize", "both"):
-                await self._manager.resize(
+                await self._supervisor.resize(
                     request.session_id, request.ref, control.cols, control.rows
                 )
             written = 0
             if control.kind in ("input", "both"):
-                written = await self._manager.write_stdin(
+                written = await self._supervisor.write_stdin(
                     request.session_id, request.ref, control.input_bytes
                 )
-            screen = self._manager.screen(request.session_id, request.ref)
+            screen = self._supervisor.screen(request.session_id, request.ref)
             result = ControlResult(
                 controller_id=request.controller_id,
                 sequence=request.sequence,
@@ -428,7 +409,7 @@ class HostRuntimeResourceCoordinator:
         self, identity: ControllerIdentity, connection: ConnectionContext
     ) -> ControllerReleaseResult:
         """Give up the lease; ``released=False`` if this holder held none (any more)."""
-        _check_identity(identity)
+        identity.check()
         with self._internal_failures("release_controller"):
             await self.run_session(identity.session_id, identity.ref)
             released = self._leases.release(
@@ -452,18 +433,38 @@ class HostRuntimeResourceCoordinator:
     # -- drain -----------------------------------------------------------------------------
 
     def begin_drain(self) -> None:
-        """Refuse every new start from now on (synchronously), drop all controllers and
-        begin cancelling live runs."""
-        if self._draining:
-            return
+        """The synchronous rungs of the drain ladder (:mod:`.drain`): refuse every new start
+        from now on, drop all controllers and begin cancelling live runs."""
+        begin_drain(self)
+
+    def refuse_starts(self) -> None:
+        """Drain rung 1: every start (and lease acquisition) not admitted yet is refused."""
         self._draining = True
+
+    def drop_controllers(self) -> None:
+        """Drain rung 2: every controller lease ends."""
         self._leases.drop_all()
-        self._manager.begin_drain()
+
+    def cancel_runs(self) -> None:
+        """Drain rung 3: every live run begins its kill sequence; no start is admitted."""
+        self._supervisor.begin_drain()
+
+    async def runs_ended(self) -> DrainReport:
+        """Wait until every live run has ended; the report covers the runs live at drain."""
+        return await self._supervisor.drain()
+
+    def drain_progress(self) -> DrainReport:
+        """The drain report as of now (``unfinished``: the runs still ending)."""
+        return self._supervisor.drain_progress()
+
+    def hurry(self) -> None:
+        """Drain rung 5: the grace ran out; every kill sequence sends SIGKILL now."""
+        self._supervisor.hurry()
 
     async def close(self) -> DrainReport:
         """Drain and wait until every live run has ended; idempotent."""
         self.begin_drain()
-        report = await self._manager.drain()
+        report = await self.runs_ended()
         if self._close_report is None:
             for unsubscribe in self._unsubscribe:
                 unsubscribe()
@@ -482,10 +483,6 @@ class HostRuntimeResourceCoordinator:
         cwd = session.cwd or self._default_cwd or os.path.expanduser("~")
         return replace(request, cwd=cwd)
 
-    def _on_manager_failure(self, reason: str, error: BaseException) -> None:
-        log.error("fail-stop: %s (%s)", reason, error)
-        self._request_drain(reason)
-
     @contextlib.contextmanager
     def _internal_failures(self, operation: str) -> Iterator[None]:
         """Domain errors pass through; anything else is an internal failure of this request
@@ -498,49 +495,3 @@ class HostRuntimeResourceCoordinator:
         except Exception as error:
             log.exception("%s failed unexpectedly", operation)
             raise InternalFailureError(f"{operation} failed unexpectedly") from error
-
-
-def _check_identity(identity: ControllerIdentity) -> None:
-    if identity.session_id:  # optional: a ref names its run
-        check_session_id(identity.session_id)
-    parse_ref(identity.ref)
-    check_controller_id(identity.controller_id)
-
-
-def _once(fn: Callable[[], None]) -> Callable[[], None]:
-    called = False
-
-    def once() -> None:
-        nonlocal called
-        if not called:
-            called = True
-            fn()
-
-    return once
-
-
-async def _no_events() -> AsyncIterator[OutputEvent]:
-    return
-    yield
-
-
-def without_output_beyond(
-    records: tuple[ShellRunRecord, ...], max_bytes: int
-) -> tuple[ShellRunRecord, ...]:
-    """*records* in full while they fit *max_bytes*, the rest without their output (pipes:
-    empty streams flagged truncated; PTY: an empty screen): a reply listing many runs stays
-    bounded. The stored records keep their output."""
-    kept: list[ShellRunRecord] = []
-    total = 0
-    for record in records:
-        total += wire_size(record)
-        if kept and total > max_bytes:
-            output: PipesOutput | PtyOutput
-            if isinstance(record.output, PtyOutput):
-                output = PtyOutput(cols=record.output.cols, rows=record.output.rows)
-            else:
-                output = PipesOutput(stdout_truncated=True, stderr_truncated=True)
-            kept.append(replace(record, output=output))
-        else:
-            kept.append(record)
-    return tuple(kept)

@@ -8,7 +8,8 @@ import os
 import subprocess
 from collections.abc import Mapping
 
-from resource_service.core._child import SHELL, ChildProcess, OutputSink
+from resource_service.core.process.child import SHELL, OutputSink, ProcessHandle
+from resource_service.core.process.termination import abandon_unstarted
 
 __all__ = ["PipesProcess"]
 
@@ -16,7 +17,7 @@ __all__ = ["PipesProcess"]
 _PIPE_SIZE = 1024 * 1024
 
 
-class PipesProcess(ChildProcess):
+class PipesProcess(ProcessHandle):
     """``bash -c command`` with stdout and stderr on their own pipes."""
 
     def __init__(self, popen: subprocess.Popen[bytes], stdout: int, stderr: int, sink: OutputSink):
@@ -55,12 +56,5 @@ class PipesProcess(ChildProcess):
         try:
             return cls(popen, out_r, err_r, sink)
         except BaseException:
-            _abandon(popen)
+            abandon_unstarted(popen)
             raise
-
-
-def _abandon(popen: subprocess.Popen[bytes]) -> None:
-    """Kill and reap a child that could not be set up."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(popen.pid, 9)
-    popen.wait()

@@ -7,7 +7,9 @@ a previous host are a different matter: their PIDs may have been recycled, so ea
 identified by its start time or an environment marker, pinned with a pidfd, re-checked, and only
 then signalled through the pidfd.
 
-Only ``ESRCH`` (the process is already gone) is tolerated when signalling.
+Only ``ESRCH`` (the process is already gone) is tolerated when signalling. This module is the
+only one that sends signals: the process handles, the run lifecycle and the start-up sweep all
+signal through it.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ import logging
 import os
 import select
 import signal
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
 
 from maka_common.aio import race
-from resource_service.core import _procfs
+from resource_service.core.process import procfs as _procfs
 from resource_service.core.records import ProcessIdentity
 
 __all__ = [
@@ -32,8 +35,11 @@ __all__ = [
     "ExitWatch",
     "LeftoverCleanup",
     "TerminationStep",
+    "abandon_unstarted",
+    "kill_group",
     "kill_leftovers",
     "signal_group",
+    "signal_name",
     "terminate_group",
 ]
 
@@ -60,6 +66,25 @@ def signal_group(pgid: int, sig: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def kill_group(pgid: int) -> bool:
+    """SIGKILL process group *pgid*; ``False`` if the group no longer exists."""
+    return signal_group(pgid, signal.SIGKILL)
+
+
+def abandon_unstarted(popen: subprocess.Popen[bytes]) -> None:
+    """Kill and reap a child whose handle could not be set up (it never ran as a run)."""
+    kill_group(popen.pid)
+    popen.wait()
+
+
+def signal_name(number: int) -> str:
+    """``SIGTERM`` for 15; ``signal 99`` for a number that names no signal."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 class ExitWatch:
@@ -89,13 +114,9 @@ class ExitWatch:
         """Wait for the exit; ``False`` if *within* seconds pass first."""
         if within is None:
             await self._exited.wait()
-            return True
-        try:
-            async with asyncio.timeout(within):
-                await self._exited.wait()
-        except TimeoutError:
-            return self._exited.is_set()
-        return True
+        elif not self._exited.is_set():
+            await race(self._exited.wait(), within=within)
+        return self._exited.is_set()
 
     def close(self) -> None:
         if self._pidfd is not None:
@@ -135,7 +156,7 @@ async def terminate_group(
     signal_group(pgid, signal.SIGCONT)
     if await _exits_within(exited, grace, hurry):
         return TerminationStep.TERM
-    signal_group(pgid, signal.SIGKILL)
+    kill_group(pgid)
     if await exited.wait(kill_timeout):
         return TerminationStep.KILL
     return TerminationStep.SURVIVED

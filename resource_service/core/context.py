@@ -1,0 +1,95 @@
+"""What every live run of one supervisor shares: the store (behind the fail-stop rule), the
+configuration, the clock, the observers, the task owner and the hurry signal.
+
+The supervisor builds one :class:`RunContext` and hands it to each :class:`~.live.LiveRun`; a run
+reads it and never changes it. Only the supervisor sets :attr:`RunContext.hurry` (through
+:meth:`~.supervisor.RunSupervisor.hurry`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, Literal, TypeVar
+
+from maka_common.aio import TaskOwner
+from resource_service.core.config import ShellRunConfig
+from resource_service.core.errors import (
+    InternalFailureError,
+    PersistenceFailedError,
+    ResourceError,
+    StoreClosedError,
+)
+from resource_service.core.failstop import store_failure_reason
+from resource_service.core.pending import PendingRecords
+from resource_service.core.records import ShellRunRecord
+from resource_service.core.store import ShellRunStore
+
+__all__ = ["Notify", "RunContext", "transient"]
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+#: Tells observers about a run: ``changed`` (a revision was committed) or ``closing``.
+Notify = Callable[[Literal["changed", "closing"], ShellRunRecord], None]
+
+
+class RunContext:
+    """The supervisor's shared, read-only dependencies of its runs."""
+
+    def __init__(
+        self,
+        *,
+        store: ShellRunStore,
+        config: ShellRunConfig,
+        now: Callable[[], int],
+        notify: Notify,
+        fail: Callable[[str, BaseException], None],
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.now = now
+        self.notify = notify
+        self.fail = fail
+        #: Every task the runs start (supervision, kill sequences); awaited on close.
+        self.tasks = TaskOwner(log)
+        #: Set when the host can wait no longer (its shutdown grace ran out): every termination,
+        #: running or to come, skips the rest of its grace period and goes straight to SIGKILL.
+        self.hurry = asyncio.Event()
+        #: Terminal records the store refused (a full disk), written again until it takes them.
+        self.pending = PendingRecords(
+            write=lambda record: self.store_call(store.update(record), record.ref, write=True),
+            committed=lambda record: notify("changed", record),
+        )
+
+    def spawn(self, coro: Coroutine[Any, Any, _T], name: str) -> asyncio.Task[_T]:
+        return self.tasks.spawn(coro, name=name)
+
+    async def store_call(
+        self, call: Coroutine[Any, Any, _T], ref: str | None, *, write: bool = False
+    ) -> _T:
+        """Await a store call; a failure that breaks the host's own state trips the fail-stop
+        latch (:func:`.failstop.store_failure_reason`), any other fails this call only."""
+        where = f" for {ref}" if ref else ""
+        try:
+            result = await call
+        except (StoreClosedError, InternalFailureError) as error:
+            reason = store_failure_reason(error, where)
+            assert reason is not None
+            self.fail(reason, error)
+            raise
+        except (ResourceError, asyncio.CancelledError):
+            raise
+        except Exception as error:
+            log.exception("the shell-run store failed unexpectedly%s", where)
+            raise InternalFailureError(f"the shell-run store failed unexpectedly{where}") from error
+        if write:
+            self.pending.store_accepts_writes()
+        return result
+
+
+def transient(error: BaseException) -> bool:
+    """A write the store refused but may take later (not a lost store, not a divergence)."""
+    return isinstance(error, PersistenceFailedError) and not isinstance(error, StoreClosedError)
