@@ -40,7 +40,7 @@ from kernel_service.core import (
     KernelError,
     RuntimeKernel,
 )
-from kernel_service.core.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
+from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import ResourceLink

@@ -19,7 +19,7 @@ from kernel_service.core import (
     StopMode,
     TurnRecord,
 )
-from kernel_service.core.events import StoredMessage
+from kernel_service.core.log.events import StoredMessage
 from kernel_service.core.tools import HostShutdownReport
 
 SESSION_STATUS: Final[Mapping[str, int]] = {

@@ -30,7 +30,7 @@ from kernel_service.core.backend import (
     StopReason,
     UserQuestionResponse,
 )
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     BackendEvent,
     SandboxBoundaryRequest,
     ToolCall,

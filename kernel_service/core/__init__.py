@@ -38,11 +38,12 @@ from kernel_service.core.errors import (
     combine_failures,
     contains_failure,
 )
-from kernel_service.core.interaction import AnsweringAuthority, HostedInteractionAuthority
-from kernel_service.core.kernel import DrainedTurn, DrainReport, RuntimeKernel
-from kernel_service.core.log import SessionWatch
-from kernel_service.core.messaging import HostedMessageAuthority
-from kernel_service.core.owners import (
+from kernel_service.core.interactions.authority import (
+    AnsweringAuthority,
+    HostedInteractionAuthority,
+)
+from kernel_service.core.interactions.messaging import HostedMessageAuthority
+from kernel_service.core.interactions.owners import (
     InteractionAuthority,
     InteractionOwner,
     InteractionResponder,
@@ -50,7 +51,9 @@ from kernel_service.core.owners import (
     MessageOwner,
     RunIdentity,
 )
-from kernel_service.core.run import StopOutcome
+from kernel_service.core.kernel import DrainedTurn, DrainReport, RuntimeKernel
+from kernel_service.core.log.session_log import SessionWatch
+from kernel_service.core.log.stream import TurnStream
 from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
 from kernel_service.core.sessions import NewSession, SessionUpdate
 from kernel_service.core.store import (
@@ -60,7 +63,7 @@ from kernel_service.core.store import (
     SessionStore,
     SweepReport,
 )
-from kernel_service.core.turn_stream import TurnStream
+from kernel_service.core.turns.run import StopOutcome
 from kernel_service.core.validation import KernelLimits
 
 __all__ = [

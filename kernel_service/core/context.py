@@ -17,13 +17,13 @@ from kernel_service.core.errors import (
     SessionQuarantinedError,
     describe,
 )
-from kernel_service.core.events import StoredMessage, SystemNote
-from kernel_service.core.generation import Generation
-from kernel_service.core.log import MAX_ENTRY_BYTES, SessionLog
-from kernel_service.core.owners import InteractionAuthority, MessageAuthority
-from kernel_service.core.run import Run
+from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
+from kernel_service.core.log.events import StoredMessage, SystemNote
+from kernel_service.core.log.session_log import MAX_ENTRY_BYTES, SessionLog
 from kernel_service.core.store import SessionStore
-from kernel_service.core.turn_ends import PendingTurnEnds
+from kernel_service.core.turns.generation import Generation
+from kernel_service.core.turns.run import Run
+from kernel_service.core.turns.turn_ends import PendingTurnEnds
 from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")
@@ -83,7 +83,7 @@ class KernelContext:
     tasks: TaskOwner = field(default_factory=TaskOwner)
     sessions: dict[str, SessionRuntime] = field(default_factory=dict)
     draining: bool = False
-    #: The largest log entry (see :data:`~kernel_service.core.log.MAX_ENTRY_BYTES`).
+    #: The largest log entry (see :data:`~kernel_service.core.log.session_log.MAX_ENTRY_BYTES`).
     max_event_bytes: int = MAX_ENTRY_BYTES
     #: Turn ends the store refused, recorded again until it takes them.
     turn_ends: PendingTurnEnds = field(init=False)

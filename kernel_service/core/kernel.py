@@ -30,13 +30,12 @@ from kernel_service.core.errors import (
     combine_failures,
     describe,
 )
-from kernel_service.core.events import StoredMessage, SystemNote
-from kernel_service.core.interaction import AnsweringAuthority
-from kernel_service.core.log import SessionWatch
-from kernel_service.core.messaging import HostedMessageAuthority, MessageQueue
-from kernel_service.core.owners import InteractionAuthority, MessageAuthority
-from kernel_service.core.run import Run, StopOutcome
-from kernel_service.core.runner import Runner
+from kernel_service.core.interactions.authority import AnsweringAuthority
+from kernel_service.core.interactions.messaging import HostedMessageAuthority, MessageQueue
+from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
+from kernel_service.core.log.events import StoredMessage, SystemNote
+from kernel_service.core.log.session_log import SessionWatch
+from kernel_service.core.log.stream import TurnStream
 from kernel_service.core.session import (
     SessionHeader,
     SessionPage,
@@ -46,10 +45,11 @@ from kernel_service.core.session import (
 )
 from kernel_service.core.sessions import NewSession, SessionUpdate, build_header, patch_for
 from kernel_service.core.sizes import fitting
-from kernel_service.core.stop import StopCoordinator
 from kernel_service.core.store import InteractionRecord, SessionStore
 from kernel_service.core.tools import ToolHost, ToolHostError
-from kernel_service.core.turn_stream import TurnStream
+from kernel_service.core.turns.run import Run, StopOutcome
+from kernel_service.core.turns.runner import Runner
+from kernel_service.core.turns.stop import StopCoordinator
 from kernel_service.core.validation import (
     KernelLimits,
     check_answers,
@@ -388,7 +388,7 @@ class RuntimeKernel:
         run = runtime.active_run if runtime is not None else None
         if run is None or run.pending_requests.get(request_id) != "user_question":
             raise NotFoundError("user question", request_id, f"in session {session_id!r}")
-        from kernel_service.core.interaction import legacy_answer
+        from kernel_service.core.interactions.authority import legacy_answer
 
         await self._runner.deliver(run, legacy_answer(run, request_id, answers, self._ctx.now()))
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     InteractionKind,
     SandboxBoundaryRequest,
     StoredMessage,
@@ -139,7 +139,7 @@ class InteractionStore(Protocol):
 
 
 def interaction_to_record(record: InteractionRecord) -> dict[str, object]:
-    from kernel_service.core.events import to_record
+    from kernel_service.core.log.events import to_record
 
     return {
         "session_id": record.session_id,
@@ -158,7 +158,7 @@ def interaction_to_record(record: InteractionRecord) -> dict[str, object]:
 
 
 def interaction_from_record(data: Mapping[str, object]) -> InteractionRecord:
-    from kernel_service.core.events import from_record
+    from kernel_service.core.log.events import from_record
 
     request = from_record(data["request"])  # type: ignore[arg-type]
     assert isinstance(request, SandboxBoundaryRequest | UserQuestionRequest)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from kernel_service.core.events import StoredMessage, SystemNote, TurnState, UserMessage
+from kernel_service.core.log.events import StoredMessage, SystemNote, TurnState, UserMessage
 from kernel_service.core.session import SessionHeader, TurnRecord
 
 SWEEP_SOURCE = "host_restarted"

@@ -17,7 +17,7 @@ from kernel_service.core.errors import (
     NotFoundError,
     OperationConflictError,
 )
-from kernel_service.core.events import StoredMessage
+from kernel_service.core.log.events import StoredMessage
 from kernel_service.core.session import (
     HeaderPatch,
     SessionHeader,

@@ -9,7 +9,7 @@ order they were submitted, which is all SQLite allows anyway, and keep the conne
 thread that created it. The price is one thread hop per call (tens of microseconds; the kernel
 benchmark measures it). A caller cancelled while its call runs does not undo it: the statement
 completes or rolls back atomically in the worker (the kernel's log publishes an append even if
-its caller went away, see :mod:`kernel_service.core.log`).
+its caller went away, see :mod:`kernel_service.core.log.session_log`).
 
 **Durability.** WAL with ``synchronous=NORMAL`` by default: a committed transaction survives the
 process being killed (``kill -9``); ``synchronous=FULL`` also survives power loss, at the cost
@@ -40,7 +40,7 @@ from kernel_service.core.errors import (
     PersistenceFailedError,
     StoreClosedError,
 )
-from kernel_service.core.events import StoredMessage, from_record, to_record
+from kernel_service.core.log.events import StoredMessage, from_record, to_record
 from kernel_service.core.session import (
     HeaderPatch,
     SessionHeader,

@@ -18,7 +18,7 @@ from kernel_service.core import (
     SessionUpdate,
     TurnStream,
 )
-from kernel_service.core.events import SessionEvent
+from kernel_service.core.log.events import SessionEvent
 
 from .harness import Harness, kinds, make_harness
 

@@ -18,7 +18,7 @@ from kernel_service.core import (
     SessionQuery,
     SessionStore,
 )
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     AssistantMessage,
     Complete,
     ErrorEvent,

@@ -37,7 +37,8 @@ from kernel_service.core.errors import (
     combine_failures,
     describe,
 )
-from kernel_service.core.events import (
+from kernel_service.core.interactions.owners import InteractionOwnerHandle, MessageOwnerHandle
+from kernel_service.core.log.events import (
     AssistantMessage,
     BackendEvent,
     Complete,
@@ -54,11 +55,10 @@ from kernel_service.core.events import (
     UserMessage,
     UserQuestionRequest,
 )
-from kernel_service.core.generation import Generation
-from kernel_service.core.owners import InteractionOwnerHandle, MessageOwnerHandle
-from kernel_service.core.run import Run, RunPhase, StartOutcome
 from kernel_service.core.session import HeaderPatch
 from kernel_service.core.store import InteractionRecord
+from kernel_service.core.turns.generation import Generation
+from kernel_service.core.turns.run import Run, RunPhase, StartOutcome
 
 log = logging.getLogger("kernel_service.core")
 

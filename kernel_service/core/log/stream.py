@@ -29,9 +29,9 @@ from kernel_service.core.errors import (
     SessionArchivedError,
     TurnNotStartedError,
 )
-from kernel_service.core.events import SESSION_EVENT_TYPES, SessionEvent, StoredMessage
-from kernel_service.core.log import SessionLog
-from kernel_service.core.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.log.events import SESSION_EVENT_TYPES, SessionEvent, StoredMessage
+from kernel_service.core.log.session_log import SessionLog
+from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
 
 if TYPE_CHECKING:
     from kernel_service.core.kernel import RuntimeKernel

@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 from kernel_service.core.backend import QueuedMessage
 from kernel_service.core.errors import MessageQueueFullError, OperationConflictError
-from kernel_service.core.owners import RunIdentity
+from kernel_service.core.interactions.owners import RunIdentity
 
 DEFAULT_MAX_MESSAGES = 100
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024

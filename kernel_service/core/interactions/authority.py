@@ -30,15 +30,15 @@ from kernel_service.core.errors import (
     RuntimeInteractionInvariantError,
     describe,
 )
-from kernel_service.core.events import (
+from kernel_service.core.interactions.owners import CloseReason, InteractionResponder, RunIdentity
+from kernel_service.core.log.events import (
     SANDBOX_DECISIONS,
     InteractionKind,
     SandboxBoundaryRequest,
     UserQuestionRequest,
 )
-from kernel_service.core.owners import CloseReason, InteractionResponder, RunIdentity
-from kernel_service.core.run import Run
 from kernel_service.core.store import InteractionRecord, InteractionStore, Resolution
+from kernel_service.core.turns.run import Run
 from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")

@@ -22,13 +22,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kernel_service.core.backend import StopMode, StopReason
-from kernel_service.core.events import InteractionKind, StoredMessage
-from kernel_service.core.generation import Generation
-from kernel_service.core.owners import InteractionOwnerHandle, MessageOwnerHandle, RunIdentity
+from kernel_service.core.interactions.owners import (
+    InteractionOwnerHandle,
+    MessageOwnerHandle,
+    RunIdentity,
+)
+from kernel_service.core.log.events import InteractionKind, StoredMessage
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.turns.generation import Generation
 
 if TYPE_CHECKING:
-    from kernel_service.core.stop import StopOperation
+    from kernel_service.core.turns.stop import StopOperation
 
 
 class RunPhase(enum.Enum):

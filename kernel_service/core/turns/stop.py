@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from kernel_service.core.backend import StopMode, StopReason
 from kernel_service.core.context import KernelContext
 from kernel_service.core.errors import combine_failures
-from kernel_service.core.events import StoredMessage, SystemNote, TurnState
-from kernel_service.core.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.log.events import StoredMessage, SystemNote, TurnState
 from kernel_service.core.session import HeaderPatch
+from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
 
 
 @dataclass(eq=False)
