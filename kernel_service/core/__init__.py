@@ -51,7 +51,7 @@ from kernel_service.core.interactions.owners import (
     MessageOwner,
     RunIdentity,
 )
-from kernel_service.core.kernel import DrainedTurn, DrainReport, RuntimeKernel
+from kernel_service.core.kernel import RuntimeKernel
 from kernel_service.core.log.session_log import SessionWatch
 from kernel_service.core.log.stream import TurnStream
 from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
@@ -63,6 +63,7 @@ from kernel_service.core.store import (
     SessionStore,
     SweepReport,
 )
+from kernel_service.core.turns.drain import DrainedTurn, DrainReport
 from kernel_service.core.turns.run import StopOutcome
 from kernel_service.core.validation import KernelLimits
 

@@ -295,13 +295,13 @@ async def test_invalidating_cached_backends_builds_a_fresh_one_next_turn(
 ) -> None:
     session = await harness.session()
     _ = [e async for e in harness.kernel.start_turn(session.id, text="hello")]
-    runtime = harness.kernel._ctx.sessions[session.id]
-    first = runtime.generation
+    first = harness.kernel.backend_generation(session.id)
     assert first is not None
     await harness.kernel.invalidate_cached_backends()
     assert first.disposal_state == "disposed"
     _ = [e async for e in harness.kernel.start_turn(session.id, text="hello again")]
-    assert runtime.generation is not None and runtime.generation.number == 2
+    current = harness.kernel.backend_generation(session.id)
+    assert current is not None and current.number == 2
 
 
 async def test_an_abandoned_stream_is_stopped_and_recorded(harness: Harness) -> None:
@@ -312,10 +312,7 @@ async def test_an_abandoned_stream_is_stopped_and_recorded(harness: Harness) -> 
     log = await harness.store.read_messages(session.id)
     aborted = [m for m in log if m.type == "turn_state" and m.status == "aborted"]
     assert [m.abort_source for m in aborted] == ["stream_abandoned"]
-    runtime = harness.kernel._ctx.sessions[session.id]
-    run = runtime.active_run
-    if run is not None:
-        await asyncio.wait_for(run.settled.wait(), 5)
+    await asyncio.wait_for(harness.kernel.wait_settled(session.id), 5)
     assert harness.kernel.active_turn(session.id) is None
 
 
