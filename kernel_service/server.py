@@ -231,7 +231,7 @@ class KernelService:
         self.config = config
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
-        self._store: SqliteSessionStore | None = None
+        self.store: SqliteSessionStore | None = None
         self._interactions: HostedInteractionAuthority | None = None
         self.kernel: RuntimeKernel | None = None
         self.resources: ResourceLink | None = None
@@ -255,11 +255,11 @@ class KernelService:
         except (StorageRootError, OSError) as error:
             raise StartupError(str(error)) from error
         try:
-            self._store = await SqliteSessionStore.open(
+            self.store = await SqliteSessionStore.open(
                 self._owner.lease,
                 synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
             )
-            report = await self._store.recover_interrupted(now_ms())
+            report = await self.store.recover_interrupted(now_ms())
         except KernelError as error:
             self._owner.close()
             raise StartupError(f"cannot open the session store: {error}") from error
@@ -272,10 +272,10 @@ class KernelService:
                 len(report.interactions_closed),
             )
         self._interactions = HostedInteractionAuthority(
-            self._store, now=now_ms, answer_timeout=self.config.answer_timeout
+            self.store, now=now_ms, answer_timeout=self.config.answer_timeout
         )
         self.kernel = RuntimeKernel(
-            store=self._store,
+            store=self.store,
             backends=self.backends,
             interaction_authority=self._interactions,
             message_authority=HostedMessageAuthority(
@@ -337,8 +337,8 @@ class KernelService:
             await self.resources.close()
         if self._interactions is not None:
             await self._interactions.aclose()
-        if self._store is not None:
-            await self._store.close()
+        if self.store is not None:
+            await self.store.close()
         if self._owner is not None:
             self._owner.close()
 

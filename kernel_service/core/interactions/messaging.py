@@ -59,6 +59,9 @@ class HostedMessageAuthority:
         self._owners[identity.run_id] = owner
         return owner
 
+    def unbind(self, run_id: str) -> None:
+        self._owners.pop(run_id, None)
+
     def enqueue(self, identity: RunIdentity, text: str, now: int) -> QueuedMessage:
         owner = self._owners.get(identity.run_id)
         if owner is None:
@@ -120,4 +123,4 @@ class HostedMessageOwner:
                 self.rejected.append((message_id, reason))
 
     def release(self) -> None:
-        self._authority._owners.pop(self.identity.run_id, None)
+        self._authority.unbind(self.identity.run_id)
