@@ -96,12 +96,8 @@ def _synchronous(value: str) -> str:
     return value.upper()
 
 
-def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
-    settings = SettingsParser(
-        service="kernel",
-        description="Maka Runtime kernel service: sessions, turns, stops, interactions.",
-        default_port=DEFAULT_PORT,
-    )
+def _add_link_settings(settings: SettingsParser) -> None:
+    """Where the resource service is and how the kernel talks to it."""
     settings.add(
         "resource-address",
         type=target_address,
@@ -109,6 +105,24 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="HOST:PORT",
         help="where the resource service listens",
     )
+    settings.add(
+        "resource-timeout",
+        type=positive_seconds,
+        default="10",
+        metavar="SECONDS",
+        help="deadline of each call to the resource service (stopping a run gets 15 s more)",
+    )
+    settings.add(
+        "shutdown-resource",
+        type=_yes_no,
+        default="yes",
+        metavar="yes|no",
+        help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
+    )
+
+
+def _add_turn_settings(settings: SettingsParser) -> None:
+    """How turns run: durability, backends, interaction timeouts."""
     settings.add(
         "answer-timeout",
         type=positive_seconds,
@@ -138,20 +152,10 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="shell|llm|scripted",
         help="the backend of sessions created without one",
     )
-    settings.add(
-        "resource-timeout",
-        type=positive_seconds,
-        default="10",
-        metavar="SECONDS",
-        help="deadline of each call to the resource service (stopping a run gets 15 s more)",
-    )
-    settings.add(
-        "shutdown-resource",
-        type=_yes_no,
-        default="yes",
-        metavar="yes|no",
-        help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
-    )
+
+
+def _add_limit_settings(settings: SettingsParser) -> None:
+    """The kernel's limits (see the README's limits section)."""
     settings.add(
         "max-page-bytes",
         type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
@@ -175,6 +179,17 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="BYTES",
         help="most bytes of text queued into one running turn (SendMessage)",
     )
+
+
+def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
+    settings = SettingsParser(
+        service="kernel",
+        description="Maka Runtime kernel service: sessions, turns, stops, interactions.",
+        default_port=DEFAULT_PORT,
+    )
+    _add_link_settings(settings)
+    _add_turn_settings(settings)
+    _add_limit_settings(settings)
     common, ns = settings.parse(argv)
     return KernelConfig(
         common=common,

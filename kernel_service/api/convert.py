@@ -141,6 +141,20 @@ def event_to_proto(entry: StoredMessage) -> pb.SessionEvent:
     stamp = timestamp(entry.ts)
     if stamp is not None:
         event.time.CopyFrom(stamp)
+    if entry.type in _CONTENT_TYPES:
+        _fill_content(event, entry)
+    else:
+        _fill_control(event, entry)
+    return event
+
+
+_CONTENT_TYPES = frozenset(
+    {"user", "assistant", "system_note", "text_delta", "tool_call", "tool_output", "tool_result"}
+)
+
+
+def _fill_content(event: pb.SessionEvent, entry: StoredMessage) -> None:
+    """What was said and done: messages, notes, text and tool activity."""
     match entry.type:
         case "user":
             event.user.SetInParent()
@@ -176,6 +190,11 @@ def event_to_proto(entry: StoredMessage) -> pb.SessionEvent:
             event.tool_result.run_ref = entry.run_ref
             if entry.exit_code is not None:
                 event.tool_result.exit_code = entry.exit_code
+
+
+def _fill_control(event: pb.SessionEvent, entry: StoredMessage) -> None:
+    """How the turn is steered: interaction requests and resolutions, states, ends."""
+    match entry.type:
         case "sandbox_boundary_request":
             event.sandbox_boundary_request.request_id = entry.request_id
             event.sandbox_boundary_request.command = entry.command
@@ -203,7 +222,6 @@ def event_to_proto(entry: StoredMessage) -> pb.SessionEvent:
         case "error":
             event.error.message = entry.message
             event.error.code = entry.code
-    return event
 
 
 def interaction_to_proto(record: InteractionRecord) -> pb.Interaction:

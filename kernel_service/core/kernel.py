@@ -15,7 +15,6 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from kernel_service.core.backend import STOP_MODES, BackendRegistry, QueuedMessage, StopMode
 from kernel_service.core.deps import BackendActivation, KernelDeps, run_directly
@@ -52,7 +51,7 @@ from kernel_service.core.sessions import (
 )
 from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionRecord, SessionStore
-from kernel_service.core.tools import ToolHost, ToolHostError
+from kernel_service.core.tools import ToolHost, ToolSessionAction, tell_tool_host
 from kernel_service.core.turns.admission import TurnAdmission
 from kernel_service.core.turns.drain import DrainReport, KernelDrain
 from kernel_service.core.turns.generation import Generation
@@ -209,31 +208,10 @@ class RuntimeKernel:
         return updated
 
     async def _tell_tool_host(
-        self,
-        session_id: str,
-        action: Literal["register", "archive", "delete"],
-        header: SessionHeader | None = None,
+        self, session_id: str, action: ToolSessionAction, header: SessionHeader | None = None
     ) -> None:
-        """Keep the tool host's view of the session in step (best effort: the kernel is the
-        source of truth; a host that is down learns of an archive on its next call)."""
-        host = self.tool_host
-        if host is None:
-            return
-        try:
-            if action == "register":
-                assert header is not None
-                await host.ensure_session(header, wait=False)
-            else:
-                stopped = await host.archive_session(session_id, deleted=action == "delete")
-                if stopped:
-                    log.info(
-                        "%s of session %s stopped %d run(s) on the resource service",
-                        action,
-                        session_id,
-                        len(stopped),
-                    )
-        except ToolHostError as error:
-            log.warning("could not %s session %s on the tool host: %s", action, session_id, error)
+        if self.tool_host is not None:
+            await tell_tool_host(self.tool_host, session_id, action, header)
 
     async def delete_session(self, session_id: str) -> None:
         check_id("session_id", session_id)

@@ -25,6 +25,7 @@ from kernel_service.core.session import (
     SessionHeader,
 )
 from kernel_service.core.turns.generation import Generation
+from kernel_service.core.turns.quarantine import block
 from kernel_service.core.turns.run import Run
 from kernel_service.core.validation import (
     check_backend_options,
@@ -124,22 +125,9 @@ class SessionTable:
                 await generation.dispose()
             except Exception as disposal_failure:
                 failures.append(disposal_failure)
-                failures.append(await self.mark_blocked(runtime.session_id))
+                failures.append(await block(self._deps.store, self._deps.now, runtime.session_id))
             runtime.note_generation(generation)
         return failures
-
-    async def mark_blocked(self, session_id: str) -> Exception | None:
-        """Header status ``blocked`` for a permanently quarantined session; return a failure."""
-        now = self._deps.now()
-        try:
-            await self._deps.store.update_header(
-                session_id, {"status": "blocked", "status_updated_at": now}
-            )
-        except asyncio.CancelledError:
-            raise
-        except Exception as failure:
-            return failure
-        return None
 
     async def record_failure(
         self, session_id: str, turn_id: str, what: str, failure: Exception

@@ -10,8 +10,10 @@ import pytest
 from kernel_service.core.turns.run import Run
 from kernel_service.core.turns.state import (
     TRANSITIONS,
+    EndWriter,
     IllegalRunTransitionError,
     RunState,
+    end_writer,
     transition,
 )
 
@@ -72,3 +74,20 @@ async def test_a_run_settles_only_through_advance() -> None:
     run.advance(RunState.SETTLED)
     assert run.settled.is_set()
     assert not run.on_record and not run.ending
+
+
+@pytest.mark.parametrize(
+    ("state", "stop_claimed", "writer"),
+    [
+        (RunState.SENDING, False, EndWriter.RUN),
+        (RunState.SENDING, True, EndWriter.STOP),
+        (RunState.BINDING, True, EndWriter.STOP),
+        (RunState.START_FAILED, True, EndWriter.START_FAILURE),
+        (RunState.START_FAILED, False, EndWriter.START_FAILURE),
+        (RunState.STALE, False, EndWriter.NOBODY),
+    ],
+)
+def test_one_writer_records_the_terminal_state(
+    state: RunState, stop_claimed: bool, writer: EndWriter
+) -> None:
+    assert end_writer(state, stop_claimed=stop_claimed) is writer

@@ -23,11 +23,10 @@ from kernel_service.core.errors import (
     OperationConflictError,
     PersistenceFailedError,
     SessionArchivedError,
-    SessionPermanentlyQuarantinedError,
-    SessionQuarantinedError,
 )
 from kernel_service.core.log.session_log import SessionLog
 from kernel_service.core.sessions import SessionRuntime, SessionTable
+from kernel_service.core.turns.quarantine import permanently_quarantined, stop_quarantined
 from kernel_service.core.turns.run import Run
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
 
@@ -60,21 +59,16 @@ class TurnAdmission:
         """Why a new turn may not start on this session now, if it may not."""
         if self._draining():
             return HostDrainingError()
-        failure = runtime.permanent_failure
-        if failure is not None:
-            return SessionPermanentlyQuarantinedError(runtime.session_id, failure)
+        permanent = permanently_quarantined(runtime)
+        if permanent is not None:
+            return permanent
         waiting = self._turn_ends.waiting_turn(runtime.session_id)
         if waiting is not None:
             return PersistenceFailedError(
                 f"the end of turn {waiting!r} of session {runtime.session_id!r} is not recorded "
                 "yet: the session store refuses writes; retry once it takes them again"
             )
-        run = runtime.active_run
-        if run is not None and run.stopped:
-            return SessionQuarantinedError(
-                runtime.session_id, f"stopped turn {run.turn_id!r} has not settled yet"
-            )
-        return None
+        return stop_quarantined(runtime)
 
     async def open(
         self, session_id: str, turn_id: str, text: str, *, launch: Callable[[Run], None]

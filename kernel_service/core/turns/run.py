@@ -45,6 +45,7 @@ class Run:
     epoch: int
     start_outcome: asyncio.Future[StartOutcome]
     state: RunState = RunState.RESERVING
+    previous_state: RunState | None = None
     generation: Generation | None = None
     first_seq: int = 0
     stop_op: StopOperation | None = None
@@ -83,8 +84,10 @@ class Run:
 
     @property
     def ending(self) -> bool:
-        """Whether the run records its own terminal state (nothing is left to stop)."""
-        return self.state is RunState.ENDING
+        """Whether the run records (or has recorded) its own terminal state: from then on a
+        stop or an abandoned stream has nothing left to stop and must not project a second
+        terminal state."""
+        return RunState.ENDING in (self.state, self.previous_state)
 
     @property
     def sending(self) -> bool:
@@ -93,6 +96,7 @@ class Run:
 
     def advance(self, target: RunState) -> None:
         """Move to *target* (see :func:`~kernel_service.core.turns.state.transition`)."""
+        self.previous_state = self.state
         self.state = transition(self.state, target)
         if target is RunState.SETTLED:
             self.settled.set()

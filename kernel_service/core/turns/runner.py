@@ -48,7 +48,7 @@ from kernel_service.core.turns.admission import TurnAdmission
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.recording import TurnRecorder
 from kernel_service.core.turns.run import Run, StartOutcome
-from kernel_service.core.turns.state import RunState
+from kernel_service.core.turns.state import EndWriter, RunState, end_writer
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
 
 log = logging.getLogger("kernel_service.core")
@@ -257,11 +257,13 @@ class Runner:
 
     async def _settle(self, run: Run, runtime: SessionRuntime, terminal: TurnStatus | None) -> None:
         failures: list[Exception | None] = []
-        if run.stop_op is not None and run.state is not RunState.START_FAILED:
+        writer = end_writer(run.state, stop_claimed=run.stop_op is not None)
+        if writer is EndWriter.STOP:
+            assert run.stop_op is not None
             # The stop projects the turn; releasing the claim before that would let the next
             # turn's records interleave with this one's abort.
             await asyncio.wait([run.stop_op.outcome])
-        elif terminal is not None and run.state is RunState.SENDING:
+        elif writer is EndWriter.RUN and terminal is not None:
             failures.append(await self._record_end(run, terminal))
         failures.extend(await self._release_owners(run))
         failures.extend(run.authority_failures)

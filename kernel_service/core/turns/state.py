@@ -68,6 +68,30 @@ class IllegalRunTransitionError(RuntimeError):
         self.target = target
 
 
+class EndWriter(enum.Enum):
+    """Who records a turn's terminal state: exactly one writer per run."""
+
+    #: The stop claimed against the run projects it ``aborted`` (one stop operation per run).
+    STOP = "stop"
+    #: The run itself records ``completed``/``failed`` (``ENDING``: no stop can claim it now).
+    RUN = "run"
+    #: The start failure records ``failed`` (if the turn was on the record at all).
+    START_FAILURE = "start_failure"
+    #: Nothing is on the record (a stale run) or the kernel closed under the run.
+    NOBODY = "nobody"
+
+
+def end_writer(state: RunState, *, stop_claimed: bool) -> EndWriter:
+    """Who records the terminal state of a run in *state* that is settling."""
+    if state is RunState.START_FAILED:
+        return EndWriter.START_FAILURE
+    if stop_claimed:
+        return EndWriter.STOP
+    if state is RunState.SENDING:
+        return EndWriter.RUN
+    return EndWriter.NOBODY
+
+
 def transition(current: RunState, target: RunState) -> RunState:
     """The state after moving from *current* to *target*; an illegal move raises."""
     if target not in TRANSITIONS[current]:

@@ -23,6 +23,7 @@ from kernel_service.core.errors import combine_failures
 from kernel_service.core.log.events import StoredMessage, SystemNote, TurnState
 from kernel_service.core.session import HeaderPatch
 from kernel_service.core.sessions import SessionTable
+from kernel_service.core.turns.quarantine import block
 from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
 
@@ -139,7 +140,7 @@ class StopCoordinator:
             failures.append(failure)
         failures.extend(await self._project(op))
         if self._sessions.session(run.session_id).permanent_failure is not None:
-            failures.append(await self._sessions.mark_blocked(run.session_id))
+            failures.append(await block(self._deps.store, self._deps.now, run.session_id))
         return combine_failures(failures)
 
     async def _project(self, op: StopOperation) -> list[Exception]:
