@@ -187,61 +187,73 @@ class ReflectionServicer:
     def answer(
         self, request: reflection_pb2.ServerReflectionRequest
     ) -> reflection_pb2.ServerReflectionResponse:
-        kind = request.WhichOneof("message_request")
-        index = self._index
-        if kind == "list_services":
-            response = reflection_pb2.ServerReflectionResponse(
-                list_services_response=reflection_pb2.ListServiceResponse(
-                    service=[reflection_pb2.ServiceResponse(name=n) for n in self._service_names]
-                )
-            )
-        elif kind == "file_by_filename":
-            name = request.file_by_filename
-            response = (
-                self._files(index.with_imports(name))
-                if index.has_file(name)
-                else _not_found(f"file not found: {name}")
-            )
-        elif kind == "file_containing_symbol":
-            symbol = request.file_containing_symbol
-            filename = index.file_of(symbol)
-            response = (
-                self._files(index.with_imports(filename))
-                if filename is not None
-                else _not_found(f"symbol not found: {symbol}")
-            )
-        elif kind == "file_containing_extension":
-            extension = request.file_containing_extension
-            filename = index.extension_file(extension.containing_type, extension.extension_number)
-            response = (
-                self._files(index.with_imports(filename))
-                if filename is not None
-                else _not_found(
-                    f"extension not found: {extension.containing_type} {extension.extension_number}"
-                )
-            )
-        elif kind == "all_extension_numbers_of_type":
-            name = request.all_extension_numbers_of_type
-            response = (
-                reflection_pb2.ServerReflectionResponse(
-                    all_extension_numbers_response=reflection_pb2.ExtensionNumberResponse(
-                        base_type_name=name.lstrip("."),
-                        extension_number=index.extension_numbers(name),
-                    )
-                )
-                if index.is_message(name)
-                else _not_found(f"message type not found: {name}")
-            )
-        else:
-            response = reflection_pb2.ServerReflectionResponse(
+        kind = request.WhichOneof("message_request") or ""
+        handler = getattr(self, f"_answer_{kind}", None)
+        response = (
+            handler(request)
+            if kind and handler is not None
+            else reflection_pb2.ServerReflectionResponse(
                 error_response=reflection_pb2.ErrorResponse(
                     error_code=grpc.StatusCode.INVALID_ARGUMENT.value[0],
                     error_message="no request in ServerReflectionRequest",
                 )
             )
+        )
         response.valid_host = request.host
         response.original_request.CopyFrom(request)
         return response
+
+    # One method per kind of request (the name of the request's oneof field).
+
+    def _answer_list_services(
+        self, _: reflection_pb2.ServerReflectionRequest
+    ) -> reflection_pb2.ServerReflectionResponse:
+        return reflection_pb2.ServerReflectionResponse(
+            list_services_response=reflection_pb2.ListServiceResponse(
+                service=[reflection_pb2.ServiceResponse(name=n) for n in self._service_names]
+            )
+        )
+
+    def _answer_file_by_filename(
+        self, request: reflection_pb2.ServerReflectionRequest
+    ) -> reflection_pb2.ServerReflectionResponse:
+        name = request.file_by_filename
+        if not self._index.has_file(name):
+            return _not_found(f"file not found: {name}")
+        return self._files(self._index.with_imports(name))
+
+    def _answer_file_containing_symbol(
+        self, request: reflection_pb2.ServerReflectionRequest
+    ) -> reflection_pb2.ServerReflectionResponse:
+        symbol = request.file_containing_symbol
+        filename = self._index.file_of(symbol)
+        if filename is None:
+            return _not_found(f"symbol not found: {symbol}")
+        return self._files(self._index.with_imports(filename))
+
+    def _answer_file_containing_extension(
+        self, request: reflection_pb2.ServerReflectionRequest
+    ) -> reflection_pb2.ServerReflectionResponse:
+        extension = request.file_containing_extension
+        filename = self._index.extension_file(extension.containing_type, extension.extension_number)
+        if filename is None:
+            return _not_found(
+                f"extension not found: {extension.containing_type} {extension.extension_number}"
+            )
+        return self._files(self._index.with_imports(filename))
+
+    def _answer_all_extension_numbers_of_type(
+        self, request: reflection_pb2.ServerReflectionRequest
+    ) -> reflection_pb2.ServerReflectionResponse:
+        name = request.all_extension_numbers_of_type
+        if not self._index.is_message(name):
+            return _not_found(f"message type not found: {name}")
+        return reflection_pb2.ServerReflectionResponse(
+            all_extension_numbers_response=reflection_pb2.ExtensionNumberResponse(
+                base_type_name=name.lstrip("."),
+                extension_number=self._index.extension_numbers(name),
+            )
+        )
 
     @staticmethod
     def _files(serialized: list[bytes]) -> reflection_pb2.ServerReflectionResponse:

@@ -26,7 +26,6 @@ unlimited transport would let any client make the process hold gigabytes per cal
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -35,16 +34,18 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from google.protobuf import unknown_fields
 from google.protobuf.message import DecodeError, Message
+from maka.common.v1 import errors_pb2
 
-from maka_common.status import make_status
+from maka_common.aio import race
+from maka_common.status import make_status, reason_name
 
 #: gRPC's own default limit for a received message, kept as the service limit.
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 #: Where the transport itself stops reading (four times the default service limit).
 DEFAULT_MAX_TRANSPORT_BYTES = 16 * 1024 * 1024
 
-TOO_LARGE = "REQUEST_TOO_LARGE"
-UNDECODABLE = "REQUEST_UNDECODABLE"
+TOO_LARGE = reason_name(errors_pb2.ERROR_REASON_REQUEST_TOO_LARGE)
+UNDECODABLE = reason_name(errors_pb2.ERROR_REASON_REQUEST_UNDECODABLE)
 
 if TYPE_CHECKING:
     _Handler = grpc.RpcMethodHandler[Any, Any]
@@ -171,39 +172,46 @@ def _checked(requests: AsyncIterator[Any], refusal: asyncio.Future[Refused]) -> 
 
 
 async def _first(work: asyncio.Future[Any], refusal: asyncio.Future[Refused]) -> tuple[bool, Any]:
-    """Wait for *work* or a refusal; on a refusal *work* is cancelled. (refused?, result)"""
-    await asyncio.wait({work, refusal}, return_when=asyncio.FIRST_COMPLETED)
-    if work.done():
+    """Wait for *work* or a refusal; on a refusal *work* is cancelled (and awaited).
+    (refused?, result). *refusal* itself stays as it is: a stream waits on it again."""
+    if await race(work, asyncio.shield(refusal)) == 0:
         return False, work.result()
-    work.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await work
     return True, refusal.result()
 
 
 def _guard_behaviour(handler: _Handler) -> Callable[..., Any]:
-    streaming_in, streaming_out = handler.request_streaming, handler.response_streaming
-    inner: Any
-    if not streaming_in:
-        inner = handler.unary_stream if streaming_out else handler.unary_unary
-        if streaming_out and inspect.isasyncgenfunction(inner):
+    if handler.request_streaming:
+        return _guard_stream_in(handler)
+    return _guard_unary_in(handler)
 
-            async def unary_stream(request: Any, context: Any) -> AsyncIterator[Any]:
-                if isinstance(request, Refused):
-                    await _abort(context, request)
-                async for response in inner(request, context):
-                    yield response
 
-            return unary_stream
+def _guard_unary_in(handler: _Handler) -> Callable[..., Any]:
+    """A refused request ends the call before the servicer sees it."""
+    streaming_out = handler.response_streaming
+    inner: Any = handler.unary_stream if streaming_out else handler.unary_unary
+    if streaming_out and inspect.isasyncgenfunction(inner):
 
-        async def unary_in(request: Any, context: Any) -> Any:
+        async def unary_stream(request: Any, context: Any) -> AsyncIterator[Any]:
             if isinstance(request, Refused):
                 await _abort(context, request)
-            return await inner(request, context)
+            async for response in inner(request, context):
+                yield response
 
-        return unary_in
+        return unary_stream
 
-    inner = handler.stream_stream if streaming_out else handler.stream_unary
+    async def unary_in(request: Any, context: Any) -> Any:
+        if isinstance(request, Refused):
+            await _abort(context, request)
+        return await inner(request, context)
+
+    return unary_in
+
+
+def _guard_stream_in(handler: _Handler) -> Callable[..., Any]:
+    """The first refused message of a request stream ends the call (the servicer's work is
+    cancelled)."""
+    streaming_out = handler.response_streaming
+    inner: Any = handler.stream_stream if streaming_out else handler.stream_unary
     if streaming_out and inspect.isasyncgenfunction(inner):
 
         async def stream_stream(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:

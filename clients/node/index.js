@@ -100,6 +100,39 @@ const rpcRoot = protobuf.Root.fromJSON({
 const Status = rpcRoot.lookupType('rpc.Status');
 const ErrorInfo = rpcRoot.lookupType('rpc.ErrorInfo');
 
+// The registry of ErrorInfo reasons: maka.common.v1.ErrorReason in
+// protos/maka/common/v1/errors.proto, read at load time like the services' contract.
+const reasonEnum = protobuf
+  .loadSync(join(PROTO_ROOT, 'maka', 'common', 'v1', 'errors.proto'))
+  .lookupEnum('maka.common.v1.ErrorReason');
+
+/** The prefix of every registry value name; the reason string a service sends has none. */
+export const REASON_PREFIX = 'ERROR_REASON_';
+
+/**
+ * The ErrorInfo reason string of a registry value, given by its number or its enum name:
+ * `reasonName('ERROR_REASON_OPERATION_CONFLICT')` is `'OPERATION_CONFLICT'`.
+ */
+export function reasonName(value) {
+  const name = typeof value === 'number' ? reasonEnum.valuesById[value] : value;
+  if (name === undefined || !(name in reasonEnum.values) || reasonEnum.values[name] === 0) {
+    throw new RangeError(`not an error reason: ${value}`);
+  }
+  return name.slice(REASON_PREFIX.length);
+}
+
+/**
+ * Every reason a Maka Runtime service may send, by name: `Reason.OPERATION_CONFLICT` is
+ * `'OPERATION_CONFLICT'` (compare it with `errorInfo(error).reason`).
+ */
+export const Reason = Object.freeze(
+  Object.fromEntries(
+    Object.entries(reasonEnum.values)
+      .filter(([, number]) => number !== 0)
+      .map(([name]) => [reasonName(name), reasonName(name)]),
+  ),
+);
+
 /** The google.rpc.ErrorInfo of a failed call as {reason, domain, metadata}, or null. */
 export function errorInfo(error) {
   const raw = error?.metadata?.get('grpc-status-details-bin')?.[0];

@@ -141,20 +141,13 @@ def event_to_proto(entry: StoredMessage) -> pb.SessionEvent:
     stamp = timestamp(entry.ts)
     if stamp is not None:
         event.time.CopyFrom(stamp)
-    if entry.type in _CONTENT_TYPES:
-        _fill_content(event, entry)
-    else:
-        _fill_control(event, entry)
+    if not _fill_conversation(event, entry):
+        _fill_tools(event, entry)
     return event
 
 
-_CONTENT_TYPES = frozenset(
-    {"user", "assistant", "system_note", "text_delta", "tool_call", "tool_output", "tool_result"}
-)
-
-
-def _fill_content(event: pb.SessionEvent, entry: StoredMessage) -> None:
-    """What was said and done: messages, notes, text and tool activity."""
+def _fill_conversation(event: pb.SessionEvent, entry: StoredMessage) -> bool:
+    """Messages, notes, deltas and turn states; False for other entries."""
     match entry.type:
         case "user":
             event.user.SetInParent()
@@ -170,6 +163,25 @@ def _fill_content(event: pb.SessionEvent, entry: StoredMessage) -> None:
         case "text_delta":
             event.text_delta.message_id = entry.message_id
             event.text_delta.text = entry.text
+        case "turn_state":
+            event.turn_state.status = TURN_STATUS[entry.status]  # type: ignore[assignment]
+            event.turn_state.abort_source = entry.abort_source
+            aborted_at = timestamp(entry.aborted_at)
+            if aborted_at is not None:
+                event.turn_state.aborted_at.CopyFrom(aborted_at)
+        case "complete":
+            event.complete.stop_reason = entry.stop_reason
+        case "error":
+            event.error.message = entry.message
+            event.error.code = entry.code
+        case _:
+            return False
+    return True
+
+
+def _fill_tools(event: pb.SessionEvent, entry: StoredMessage) -> bool:
+    """Tool calls and interactions; False for other entries."""
+    match entry.type:
         case "tool_call":
             event.tool_call.tool_call_id = entry.tool_call_id
             event.tool_call.name = entry.name
@@ -190,11 +202,6 @@ def _fill_content(event: pb.SessionEvent, entry: StoredMessage) -> None:
             event.tool_result.run_ref = entry.run_ref
             if entry.exit_code is not None:
                 event.tool_result.exit_code = entry.exit_code
-
-
-def _fill_control(event: pb.SessionEvent, entry: StoredMessage) -> None:
-    """How the turn is steered: interaction requests and resolutions, states, ends."""
-    match entry.type:
         case "sandbox_boundary_request":
             event.sandbox_boundary_request.request_id = entry.request_id
             event.sandbox_boundary_request.command = entry.command
@@ -211,17 +218,9 @@ def _fill_control(event: pb.SessionEvent, entry: StoredMessage) -> None:
             resolved.outcome = INTERACTION_OUTCOME[entry.outcome]  # type: ignore[assignment]
             resolved.answers.extend(entry.answers)
             resolved.reason = entry.reason
-        case "turn_state":
-            event.turn_state.status = TURN_STATUS[entry.status]  # type: ignore[assignment]
-            event.turn_state.abort_source = entry.abort_source
-            aborted_at = timestamp(entry.aborted_at)
-            if aborted_at is not None:
-                event.turn_state.aborted_at.CopyFrom(aborted_at)
-        case "complete":
-            event.complete.stop_reason = entry.stop_reason
-        case "error":
-            event.error.message = entry.message
-            event.error.code = entry.code
+        case _:
+            return False
+    return True
 
 
 def interaction_to_proto(record: InteractionRecord) -> pb.Interaction:

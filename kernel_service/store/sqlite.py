@@ -1,19 +1,11 @@
-"""The SQLite session store (WAL), opened on the kernel's storage-root lease.
-
-**Blocking calls and the event loop.** SQLite calls block, and a commit can wait for an fsync,
-a checkpoint or a lock. None of that may stall the event loop, which also carries every gRPC
-stream, interaction timeout and drain grace period. So the store owns *one* worker thread
-(a single-thread executor) that opens the connection and runs every statement; coroutines hand
-it work and await the result. One thread and one connection also serialize all writes in the
-order they were submitted, which is all SQLite allows anyway, and keep the connection on the
-thread that created it. The price is one thread hop per call (tens of microseconds; the kernel
-benchmark measures it). A caller cancelled while its call runs does not undo it: the statement
-completes or rolls back atomically in the worker (the kernel's log publishes an append even if
-its caller went away, see :mod:`kernel_service.core.log.session_log`).
+"""The SQLite session store (WAL), opened on the kernel's storage-root lease: the kernel's SQL
+over the shared worker (:mod:`maka_common.sqlite`: one thread, one connection, transactions, the
+owner-lease check, the schema version and the error mapping).
 
 **Durability.** WAL with ``synchronous=NORMAL`` by default: a committed transaction survives the
 process being killed (``kill -9``); ``synchronous=FULL`` also survives power loss, at the cost
-of an fsync per commit. Every append is one transaction, committed before the kernel streams it.
+of an fsync per commit. Every append is one transaction, committed before the kernel streams it;
+a batch of appends (``append_messages``) is one transaction too.
 
 **Ownership.** The store refuses every call (:class:`StoreClosedError`) once its lease's owner has
 closed, or once the store itself is closed.
@@ -21,20 +13,17 @@ closed, or once the store itself is closed.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import functools
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-from typing import Any, Literal, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from kernel_service.core.errors import (
     AlreadyExistsError,
     InteractionAlreadyResolvedError,
     InvalidRequestError,
+    KernelError,
     NotFoundError,
     OperationConflictError,
     PersistenceFailedError,
@@ -67,12 +56,13 @@ from kernel_service.store._shared import (
     turn_from_json,
     turn_to_json,
 )
+from maka_common.sqlite import SqliteWorker, StoreErrors, StoreSchema, Synchronous, WorkerOptions
 from maka_common.storage_root import RootLease
 
-T = TypeVar("T")
+__all__ = ["DEFAULT_FILENAME", "SCHEMA_VERSION", "SqliteSessionStore", "Synchronous"]
+
 DEFAULT_FILENAME = "kernel.sqlite3"
 SCHEMA_VERSION = 1
-Synchronous = Literal["NORMAL", "FULL"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -116,17 +106,28 @@ CREATE TABLE IF NOT EXISTS interactions (
 CREATE INDEX IF NOT EXISTS interactions_pending
     ON interactions (session_id, run_id) WHERE status = 'pending';
 """
+# The version as older kernels recorded it (beside PRAGMA user_version, which the worker keeps).
+_VERSION_ROW = (
+    f"INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');\n"
+)
+
+ERRORS = StoreErrors(
+    persistence_failed=PersistenceFailedError,
+    store_closed=StoreClosedError,
+    invalid_request=lambda message: InvalidRequestError("request", message),
+    passthrough=KernelError,
+)
 
 
 class SqliteSessionStore:
     """A :class:`~kernel_service.core.store.SessionStore` and ``InteractionStore`` on SQLite."""
 
-    def __init__(self, lease: RootLease, path: Path, executor: ThreadPoolExecutor) -> None:
-        self._lease = lease
-        self.path = path
-        self._executor = executor
-        self._conn: sqlite3.Connection | None = None
-        self._closed = False
+    def __init__(self, worker: SqliteWorker) -> None:
+        self._worker = worker
+        self.path = worker.path
+        # Small named steps for the worker: reads run as they are, writes in one transaction.
+        self._call = worker.read
+        self._write = worker.write
 
     @classmethod
     async def open(
@@ -136,78 +137,23 @@ class SqliteSessionStore:
         filename: str = DEFAULT_FILENAME,
         synchronous: Synchronous = "NORMAL",
     ) -> SqliteSessionStore:
-        lease.check()
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kernel-sqlite")
-        store = cls(lease, lease.root.path / filename, executor)
-        try:
-            await asyncio.get_running_loop().run_in_executor(
-                executor, functools.partial(store._connect, synchronous)
-            )
-        except sqlite3.Error as error:
-            executor.shutdown(wait=False)
-            raise PersistenceFailedError(f"cannot open {store.path}: {error}") from error
-        return store
-
-    def _connect(self, synchronous: Synchronous) -> None:
-        conn = sqlite3.connect(self.path, isolation_level=None)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(f"PRAGMA synchronous={synchronous}")
-        conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA busy_timeout=5000")
-        conn.executescript(_SCHEMA)
-        conn.execute(
-            "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ?)",
-            (str(SCHEMA_VERSION),),
+        worker = await SqliteWorker.open(
+            lease,
+            lease.root.path / filename,
+            StoreSchema(_SCHEMA + _VERSION_ROW, SCHEMA_VERSION),
+            WorkerOptions(
+                label="the session store",
+                thread_name="kernel-sqlite",
+                synchronous=synchronous,
+                foreign_keys=True,
+            ),
+            ERRORS,
         )
-        self._conn = conn
+        return cls(worker)
 
     async def close(self) -> None:
         """Close the connection and the worker thread. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self._disconnect)
-        self._executor.shutdown(wait=True)
-
-    def _disconnect(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    async def _call(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        if self._closed:
-            raise StoreClosedError("the session store is closed")
-        return await asyncio.get_running_loop().run_in_executor(
-            self._executor, functools.partial(self._guarded, work)
-        )
-
-    def _guarded(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        if self._lease.closed or self._conn is None:
-            raise StoreClosedError(f"the owner of {self._lease.root.path} has closed")
-        try:
-            return work(self._conn)
-        except OverflowError as error:
-            # A request's number SQLite cannot hold (beyond 64 bits): the caller's fault.
-            raise InvalidRequestError("request", f"a number is out of range ({error})") from error
-        except sqlite3.Error as error:
-            raise PersistenceFailedError(f"sqlite: {error}") from error
-
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        def transaction(conn: sqlite3.Connection) -> T:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = work(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                # SQLite may have rolled back already (a full disk at COMMIT) or not: a
-                # transaction left open would refuse every later write.
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            return result
-
-        return await self._call(transaction)
+        await self._worker.close()
 
     # -- sessions ------------------------------------------------------------------------------
 

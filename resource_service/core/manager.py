@@ -28,8 +28,8 @@ from resource_service.core.errors import (
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
-    PersistenceFailedError,
     OutOfRangeError,
+    PersistenceFailedError,
     ResourceExhaustedError,
     ShellRunPtyControlClosedError,
 )

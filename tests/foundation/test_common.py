@@ -130,7 +130,9 @@ def test_status_round_trips_error_info() -> None:
     assert status.code == grpc.StatusCode.ABORTED
 
     class Failed(grpc.RpcError):
-        def trailing_metadata(self) -> object:
+        # The stubs type this as a tuple of ``_Metadatum`` (a stub-only class); grpc hands out
+        # (key, value) pairs, as ``grpc.Status.trailing_metadata`` is typed and error_info reads.
+        def trailing_metadata(self) -> tuple[tuple[str, str | bytes], ...]:  # type: ignore[override]
             return status.trailing_metadata
 
     info = error_info(Failed())

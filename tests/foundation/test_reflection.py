@@ -120,6 +120,19 @@ def test_every_symbol_resolves_with_comments(
     reflection.channel.close()
 
 
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_the_reason_registry_resolves_with_its_comments(
+    servers: dict[str, ServiceProcess], service: str
+) -> None:
+    reflection = Reflection(servers[service].address, PROTOCOLS[0])
+    files = reflection.files("maka.common.v1.ErrorReason")
+    registry = files["maka/common/v1/errors.proto"]
+    assert [e.name for e in registry.enum_type] == ["ErrorReason"]
+    comments = [loc.leading_comments for loc in registry.source_code_info.location]
+    assert any("ERROR_REASON_OPERATION_CONFLICT is sent as" in c for c in comments)
+    reflection.channel.close()
+
+
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_unknown_symbols_and_files_are_not_found(
     servers: dict[str, ServiceProcess], protocol: str

@@ -76,14 +76,18 @@ async def address() -> AsyncIterator[str]:
 
 
 async def call(channel: grpc.aio.Channel, method: str, bodies: list[bytes]) -> list[bytes]:
-    path = f"/t.T/{method}"
+    path = f"/t.T/{method}"  # no serializers: requests and answers are raw bytes
     if method == "UnaryUnary":
-        return [await channel.unary_unary(path)(bodies[0], timeout=10)]
+        unary_unary: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(path)
+        return [await unary_unary(bodies[0], timeout=10)]
     if method.startswith("UnaryStream"):
-        return [item async for item in channel.unary_stream(path)(bodies[0], timeout=10)]
+        unary_stream: grpc.aio.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(path)
+        return [item async for item in unary_stream(bodies[0], timeout=10)]
     if method == "StreamUnary":
-        return [await channel.stream_unary(path)(iter(bodies), timeout=10)]
-    return [item async for item in channel.stream_stream(path)(iter(bodies), timeout=10)]
+        stream_unary: grpc.aio.StreamUnaryMultiCallable[bytes, bytes] = channel.stream_unary(path)
+        return [await stream_unary(iter(bodies), timeout=10)]
+    stream_stream: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(path)
+    return [item async for item in stream_stream(iter(bodies), timeout=10)]
 
 
 METHODS = ["UnaryUnary", "UnaryStreamGenerator", "UnaryStreamWriter", "StreamUnary", "StreamStream"]

@@ -101,18 +101,24 @@ def serving(address: str) -> None:
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def raw_unary(channel: grpc.Channel, method: str, body: bytes) -> Any:
-    call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
+def raw_unary(channel: grpc.Channel, method: str, body: bytes) -> bytes:
+    call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(
+        method, request_serializer=None, response_deserializer=None
+    )
     return call(body, timeout=30)
 
 
-def raw_server_stream(channel: grpc.Channel, method: str, body: bytes) -> list[Any]:
-    call = channel.unary_stream(method, request_serializer=None, response_deserializer=None)
+def raw_server_stream(channel: grpc.Channel, method: str, body: bytes) -> list[bytes]:
+    call: grpc.UnaryStreamMultiCallable[bytes, bytes] = channel.unary_stream(
+        method, request_serializer=None, response_deserializer=None
+    )
     return list(call(body, timeout=30))
 
 
-def raw_bidi(channel: grpc.Channel, method: str, bodies: list[bytes]) -> list[Any]:
-    call = channel.stream_stream(method, request_serializer=None, response_deserializer=None)
+def raw_bidi(channel: grpc.Channel, method: str, bodies: list[bytes]) -> list[bytes]:
+    call: grpc.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
+        method, request_serializer=None, response_deserializer=None
+    )
     return list(call(iter(bodies), timeout=30))
 
 
@@ -275,7 +281,7 @@ def test_a_bad_message_later_in_the_attach_stream_ends_only_that_stream(
             start=rpb.AttachStart(session_id=SESSION, ref=run.ref, controller_id="c1")
         ).SerializeToString()
         huge = string_field(2, string_field(2, b"y" * FIVE_MB))  # control.input, 5 MB
-        call = channel.stream_stream(
+        call: grpc.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
             f"{RESOURCE}/Attach", request_serializer=None, response_deserializer=None
         )
         with pytest.raises(grpc.RpcError) as refused:

@@ -17,8 +17,12 @@ from maka.kernel.v1 import kernel_pb2 as kpb
 from maka_client.aio import KernelClient, ResourceClient
 
 from tests.sdk.proxy import Proxy
-from tests.support.pids import alive, group_members  # noqa: F401  (re-exported)
+from tests.support.pids import alive, group_members
 from tests.support.processes import ServiceProcess, spawn_service
+
+#: The pid checks this package's tests import from here (the names this module defines are
+#: public as well; only the re-exports need naming).
+__all__ = ["alive", "group_members"]
 
 
 @dataclass

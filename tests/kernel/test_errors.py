@@ -98,7 +98,9 @@ def test_contains_failure_follows_the_wrappers() -> None:
 
 
 @pytest.mark.parametrize("cls", [RuntimeOwnerCleanupError, RuntimeInteractionFailStopError])
-def test_wrappers_keep_their_cause(cls: type[KernelError]) -> None:
+def test_wrappers_keep_their_cause(
+    cls: type[RuntimeOwnerCleanupError] | type[RuntimeInteractionFailStopError],
+) -> None:
     cause = RuntimeError("root")
-    error = cls(cause)  # type: ignore[call-arg]
+    error = cls(cause)
     assert error.__cause__ is cause

@@ -16,6 +16,7 @@ from kernel_service.core import (
 )
 from kernel_service.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
 
+from ..support.typed import only
 from .harness import Harness, kinds, make_harness
 from .test_kernel_turns import events_until
 
@@ -34,7 +35,8 @@ async def test_a_request_is_stored_before_it_is_streamed_and_answered_once(
     stream = harness.kernel.start_turn(
         session.id, "t1", text="/script approve rm -rf build; say ok"
     )
-    [request] = await events_until(stream, "sandbox_boundary_request")
+    [event] = await events_until(stream, "sandbox_boundary_request")
+    request = only(event, SandboxBoundaryRequest)
     assert isinstance(request, SandboxBoundaryRequest)
     record = await harness.store.get_interaction(session.id, request.request_id)
     assert record is not None and (record.status, record.turn_id) == ("pending", "t1")
@@ -58,12 +60,14 @@ async def test_a_request_is_stored_before_it_is_streamed_and_answered_once(
 async def test_allow_for_session_is_remembered_and_deny_ends_the_turn(harness: Harness) -> None:
     session = await harness.session()
     stream = harness.kernel.start_turn(session.id, text="/script approve make; approve make")
-    [request] = await events_until(stream, "sandbox_boundary_request")
+    [event] = await events_until(stream, "sandbox_boundary_request")
+    request = only(event, SandboxBoundaryRequest)
     await harness.kernel.answer_sandbox_boundary(session.id, request.request_id, "allow_session")
     rest = [e async for e in stream]
     assert [e.type for e in rest].count("sandbox_boundary_request") == 0
     stream = harness.kernel.start_turn(session.id, text="/script approve deploy; say never")
-    [request] = await events_until(stream, "sandbox_boundary_request")
+    [event] = await events_until(stream, "sandbox_boundary_request")
+    request = only(event, SandboxBoundaryRequest)
     await harness.kernel.answer_sandbox_boundary(session.id, request.request_id, "deny")
     rest = [e async for e in stream]
     assert [e.text for e in rest if e.type == "text_delta"] == ["denied: deploy"]
@@ -73,7 +77,8 @@ async def test_allow_for_session_is_remembered_and_deny_ends_the_turn(harness: H
 async def test_bad_answers_are_refused_and_change_nothing(harness: Harness) -> None:
     session = await harness.session()
     stream = harness.kernel.start_turn(session.id, text="/script ask pick one | red | blue")
-    [question] = await events_until(stream, "user_question_request")
+    [event] = await events_until(stream, "user_question_request")
+    question = only(event, UserQuestionRequest)
     assert isinstance(question, UserQuestionRequest)
     assert question.options == ("red", "blue")
     with pytest.raises(NotFoundError):
@@ -101,7 +106,8 @@ async def test_an_unanswered_request_times_out_as_a_denial_on_the_record(
 ) -> None:
     session = await harness.session()
     stream = harness.kernel.start_turn(session.id, "t1", text="/script approve push; say after")
-    [request] = await events_until(stream, "sandbox_boundary_request")
+    [event] = await events_until(stream, "sandbox_boundary_request")
+    request = only(event, SandboxBoundaryRequest)
     assert [delay for delay, _, _ in harness.timers.armed] == [30]
     harness.timers.fire_all()
     rest = [e async for e in stream]
@@ -136,7 +142,8 @@ async def test_a_real_answer_timeout_denies(store: SessionStore) -> None:
 async def test_stopping_the_turn_closes_its_pending_requests(harness: Harness) -> None:
     session = await harness.session()
     stream = harness.kernel.start_turn(session.id, text="/script ask q?")
-    [question] = await events_until(stream, "user_question_request")
+    [event] = await events_until(stream, "user_question_request")
+    question = only(event, UserQuestionRequest)
     await harness.kernel.stop_session(session.id)
     _ = [e async for e in stream]
     record = await harness.store.get_interaction(session.id, question.request_id)
@@ -161,7 +168,8 @@ async def test_the_legacy_responder_works_only_without_a_hosted_authority(
     try:
         session = await kernel.create_session(NewSession(workspace_root="/tmp"))
         stream = kernel.start_turn(session.id, text="/script ask q?")
-        [question] = await events_until(stream, "user_question_request")
+        [event] = await events_until(stream, "user_question_request")
+        question = only(event, UserQuestionRequest)
         with pytest.raises(RuntimeInteractionInvariantError):
             await kernel.answer_user_question(session.id, question.request_id, ["x"])
         with pytest.raises(NotFoundError):
@@ -182,7 +190,8 @@ async def test_an_answer_reaches_the_backend_even_if_the_answering_caller_goes_a
     stream = harness.kernel.start_turn(
         session.id, "t-q", text="/script ask Which? | red | blue; say done"
     )
-    *_, question = await events_until(stream, "user_question_request")
+    *_, event = await events_until(stream, "user_question_request")
+    question = only(event, UserQuestionRequest)
     held = asyncio.Event()
     release = asyncio.Event()
     update_header = harness.store.update_header

@@ -18,7 +18,8 @@ from kernel_service.core import (
     SessionUpdate,
     TurnStream,
 )
-from kernel_service.core.log.events import SessionEvent
+from kernel_service.core.log.events import ErrorEvent, SessionEvent, TurnState, UserQuestionRequest
+from tests.support.typed import last, only
 
 from .harness import Harness, kinds, make_harness
 
@@ -95,7 +96,9 @@ async def test_a_retried_start_with_the_same_turn_id_is_idempotent(harness: Harn
         question.seq,
     ]
     assert retry.attached
-    await harness.kernel.answer_user_question(session.id, question.request_id, ["yes"])
+    await harness.kernel.answer_user_question(
+        session.id, only(question, UserQuestionRequest).request_id, ["yes"]
+    )
     rest_first = [e async for e in first]
     rest_retry = [e async for e in retry]
     assert rest_first == rest_retry
@@ -152,11 +155,11 @@ async def test_backend_failure_records_an_error_and_a_failed_turn(harness: Harne
         e async for e in harness.kernel.start_turn(session.id, text="/script say a; fail boom")
     ]
     assert [e.type for e in events] == ["text_delta", "error", "turn_state"]
-    assert events[1].message == "boom"
-    assert events[2].status == "failed"
+    assert only(events[1], ErrorEvent).message == "boom"
+    assert only(events[2], TurnState).status == "failed"
     events = [e async for e in harness.kernel.start_turn(session.id, text="/script dance")]
     assert [e.type for e in events] == ["error", "turn_state"]
-    assert "unknown step 'dance'" in events[0].message
+    assert "unknown step 'dance'" in only(events[0], ErrorEvent).message
 
 
 @pytest.mark.parametrize(
@@ -243,7 +246,9 @@ async def test_messages_sent_into_a_running_turn_are_pulled_at_the_next_step(
     queued = await harness.kernel.send_message(session.id, "also this", turn_id="t1")
     with pytest.raises(OperationConflictError):
         await harness.kernel.send_message(session.id, "x", turn_id="other")
-    await harness.kernel.answer_user_question(session.id, question.request_id, ["yes"])
+    await harness.kernel.answer_user_question(
+        session.id, only(question, UserQuestionRequest).request_id, ["yes"]
+    )
     texts = [e.text async for e in stream if e.type == "text_delta"]
     assert texts == ["answer: yes", "received: also this", "done"]
     log = await harness.store.read_messages(session.id)
@@ -353,7 +358,7 @@ async def test_a_stop_after_the_turn_recorded_its_end_writes_no_second_terminal_
     harness.store.update_header = held_update_header
     stream = harness.kernel.start_turn(session.id, "t-ending", text="/script say hi")
     seen = await events_until(stream, "turn_state")
-    assert seen[-1].status == "completed"
+    assert last(seen, TurnState).status == "completed"
     await settling.wait()
     if late == "abandon":
         assert stream.abandon() is None

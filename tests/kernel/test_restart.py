@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from kernel_service.core import InteractionAlreadyResolvedError
+from kernel_service.core.log.events import SandboxBoundaryRequest
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from tests.support.typed import only
 
 from .harness import kinds, make_harness
 from .test_kernel_turns import events_until
@@ -45,7 +47,9 @@ async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
         report = await store.recover_interrupted(now=5_000)
         assert sorted(report.interrupted_turns) == sorted([(asking.id, "a1"), (hanging.id, "h1")])
         assert sorted(report.sessions_updated) == sorted([asking.id, hanging.id])
-        assert report.interactions_closed == ((asking.id, request.request_id),)
+        assert report.interactions_closed == (
+            (asking.id, only(request, SandboxBoundaryRequest).request_id),
+        )
         for session_id, turn_id in ((asking.id, "a1"), (hanging.id, "h1")):
             turn = await store.get_turn(session_id, turn_id)
             assert turn is not None
@@ -59,7 +63,7 @@ async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
         try:
             with pytest.raises(InteractionAlreadyResolvedError, match="host_restarted"):
                 await restarted.kernel.answer_sandbox_boundary(
-                    asking.id, request.request_id, "allow_once"
+                    asking.id, only(request, SandboxBoundaryRequest).request_id, "allow_once"
                 )
             events = [e async for e in restarted.kernel.start_turn(asking.id, text="again")]
             assert [e.type for e in events] == ["text_delta", "complete", "turn_state"]

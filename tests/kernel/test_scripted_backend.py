@@ -21,7 +21,8 @@ from kernel_service.core import (
     SandboxBoundaryResponse,
     UserQuestionResponse,
 )
-from kernel_service.core.log.events import BackendEvent
+from kernel_service.core.log.events import BackendEvent, UserQuestionRequest
+from tests.support.typed import only
 
 from .fakes import spec_header
 
@@ -160,14 +161,14 @@ async def test_approvals_wait_for_a_decision_unless_bypassed() -> None:
 async def test_questions_take_answers_or_report_cancellation() -> None:
     b = backend()
     stream = aiter(send(b, "/script ask colour? | red | blue"))
-    question = await anext(stream)
+    question = only(await anext(stream), UserQuestionRequest)
     assert (question.question, question.options) == ("colour?", ("red", "blue"))
     await b.respond_to_user_question(
         UserQuestionResponse(request_id=question.request_id, answers=("red",))
     )
     assert describe(await _collect(stream)) == ["text_delta:answer: red", "complete:end_turn"]
     stream = aiter(send(b, "/script ask anything?"))
-    question = await anext(stream)
+    question = only(await anext(stream), UserQuestionRequest)
     await b.respond_to_user_question(
         UserQuestionResponse(request_id=question.request_id, cancelled=True, reason="timed_out")
     )

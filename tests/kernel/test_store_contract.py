@@ -133,9 +133,9 @@ async def test_turn_records_follow_the_log(store: SessionStore) -> None:
         "s1", [TurnState(turn_id="t1", status="aborted", abort_source="stop_button", ts=12)]
     )
     await store.append_messages("s1", [TurnState(turn_id="t1", status="completed", ts=13)])
-    turn = await store.get_turn("s1", "t1")
-    assert turn is not None
-    assert (turn.status, turn.abort_source, turn.ended_at) == ("aborted", "stop_button", 12)
+    ended = await store.get_turn("s1", "t1")
+    assert ended is not None
+    assert (ended.status, ended.abort_source, ended.ended_at) == ("aborted", "stop_button", 12)
     await store.append_messages(
         "s1",
         [UserMessage(turn_id="t2", text="second"), TurnState(turn_id="t2", status="running")],

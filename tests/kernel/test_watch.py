@@ -8,8 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from kernel_service.core import InvalidRequestError, NotFoundError, SessionStore, SessionWatch
-from kernel_service.core.log.events import StoredMessage
+from kernel_service.core.log.events import StoredMessage, UserQuestionRequest
 
+from ..support.typed import last
 from .harness import Harness, make_harness
 from .test_kernel_turns import events_until
 
@@ -34,7 +35,7 @@ async def test_a_watcher_replays_then_follows_live_entries(harness: Harness) -> 
 
     stream = harness.kernel.start_turn(session.id, text="/script say two; ask q?")
     pending = asyncio.ensure_future(take(watch, 4))
-    question = (await events_until(stream, "user_question_request"))[-1]
+    question = last(await events_until(stream, "user_question_request"), UserQuestionRequest)
     live = await pending
     assert [e.type for e in live] == ["user", "turn_state", "text_delta", "assistant"]
     assert [e.seq for e in live] == list(range(len(stored) + 1, len(stored) + 5))
@@ -57,7 +58,7 @@ async def test_several_watchers_see_the_same_log(harness: Harness) -> None:
 async def test_a_reconnecting_watcher_loses_and_duplicates_nothing(harness: Harness) -> None:
     session = await harness.session()
     stream = harness.kernel.start_turn(session.id, text="/script words 30; ask q?; words 30")
-    question = (await events_until(stream, "user_question_request"))[-1]
+    question = last(await events_until(stream, "user_question_request"), UserQuestionRequest)
     first = await harness.kernel.watch_session(session.id)
     part_one = await take(first, 10)
     await first.aclose()

@@ -22,7 +22,7 @@ class FakeCallError(grpc.RpcError):
     def details(self) -> str:
         return self._status.details
 
-    def trailing_metadata(self) -> object:
+    def trailing_metadata(self) -> object:  # type: ignore[override]  # stubs: unconstructible tuple type
         return self._status.trailing_metadata
 
 
@@ -62,9 +62,9 @@ def test_reason_picks_the_exception(
 
 def test_transport_failure_without_detail_is_unavailable() -> None:
     status = grpc.Status()
-    status.code = grpc.StatusCode.UNAVAILABLE  # type: ignore[misc]
-    status.details = "connection refused"  # type: ignore[misc]
-    status.trailing_metadata = ()  # type: ignore[misc]
+    status.code = grpc.StatusCode.UNAVAILABLE
+    status.details = "connection refused"
+    status.trailing_metadata = ()
     error = errors.from_rpc_error(FakeCallError(status))
     assert type(error) is errors.UnavailableError
     assert error.reason == ""

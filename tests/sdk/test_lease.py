@@ -15,7 +15,7 @@ from tests.support.processes import ServiceProcess
 SESSION = "sdk-lease"
 
 
-class LoseFirstControlAnswer(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+class LoseFirstControlAnswer(grpc.aio.UnaryUnaryClientInterceptor):
     """Lets the first ControlController reach the server, then loses its answer (UNAVAILABLE)."""
 
     def __init__(self) -> None:

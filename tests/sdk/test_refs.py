@@ -30,7 +30,7 @@ async def test_run_methods_take_a_ref_without_its_session(resource: ResourceClie
                 seen += event.output.data
                 if b"by-ref" in seen:
                     break
-    listed = []
+    listed: list[pb.Run] = []
     token = ""
     while True:
         page = await resource.list_runs(page_token=token)  # every session

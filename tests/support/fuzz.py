@@ -72,14 +72,14 @@ _AWKWARD = st.sampled_from(
 _TEXT = st.one_of(
     _AWKWARD,
     _AWKWARD,
-    st.text(st.characters(exclude_categories=("Cs",)), max_size=40),
-    st.text(st.characters(exclude_categories=("Cs",)), min_size=1000, max_size=5000),
+    st.text(st.characters(exclude_categories=["Cs"]), max_size=40),
+    st.text(st.characters(exclude_categories=["Cs"]), min_size=1000, max_size=5000),
 )
 
 #: What a generated ``command`` may be: harmless whatever else is drawn.
 _COMMANDS = st.one_of(
     st.sampled_from(["true", "exit 3", "echo hi", "", " ", "\0", "x" * 200_000, "kill -9 $$"]),
-    st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\n\r"), max_size=60).map(
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\n\r"), max_size=60).map(
         lambda text: "#" + text
     ),
 )
@@ -133,8 +133,9 @@ def _scalar(field: FieldDescriptor, ids: Mapping[str, Sequence[str]]) -> st.Sear
         return st.floats(allow_nan=True, allow_infinity=True, width=32)
     if kind == FieldDescriptor.TYPE_ENUM:
         # Any number at all: proto3 enums are open, so unknown numbers arrive as they are.
-        known = [value.number for value in field.enum_type.values]
-        return st.one_of(st.sampled_from(known), st.integers(*_INT32))
+        assert field.enum_type is not None  # an enum field always has its enum type
+        numbers = [value.number for value in field.enum_type.values]
+        return st.one_of(st.sampled_from(numbers), st.integers(*_INT32))
     if kind == FieldDescriptor.TYPE_BYTES:
         return st.one_of(st.binary(max_size=64), st.just(b"\xff" * 40_000))
     if kind == FieldDescriptor.TYPE_STRING:

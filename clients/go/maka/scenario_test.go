@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	commonv1 "maka.dev/runtime/clients/go/gen/maka/common/v1"
 	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
 	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
 	"maka.dev/runtime/clients/go/internal/servicetest"
@@ -167,7 +168,7 @@ func TestPtyControllerLeaseFromGo(t *testing.T) {
 
 	// A second controller is refused while the lease is held.
 	_, _, err = client.AcquireController(ctx, session, ref, "intruder", nil)
-	if status.Code(err) != codes.Aborted || maka.ErrorInfo(err).GetReason() != "OPERATION_CONFLICT" {
+	if status.Code(err) != codes.Aborted || !maka.HasReason(err, commonv1.ErrorReason_ERROR_REASON_OPERATION_CONFLICT) {
 		t.Fatalf("second controller: %v (ErrorInfo %v), want ABORTED/OPERATION_CONFLICT", err, maka.ErrorInfo(err))
 	}
 

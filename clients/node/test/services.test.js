@@ -14,6 +14,7 @@ import {
   defaults,
   errorInfo,
   openConnection,
+  Reason,
   screenText,
   status,
   streamTurn,
@@ -177,7 +178,7 @@ test('a PTY run typed into under a controller lease from Node', async () => {
       call(client.resource, 'acquireController', { sessionId, ref, controllerId: 'intruder' }),
       (error) => {
         assert.equal(error.code, status.ABORTED);
-        assert.equal(errorInfo(error)?.reason, 'OPERATION_CONFLICT');
+        assert.equal(errorInfo(error)?.reason, Reason.OPERATION_CONFLICT);
         assert.equal(errorInfo(error)?.domain, 'resource.maka');
         return true;
       },

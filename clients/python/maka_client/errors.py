@@ -28,6 +28,11 @@
     └── ServerError                 PERSISTENCE_FAILED, INTERNAL_FAILURE, anything else
 
 Errors raised by the SDK itself (no call failed on the server) have an empty ``domain``.
+
+The reasons come from the protocol's registry, the generated ``maka.common.v1.ErrorReason``
+enum: :func:`reason_name` turns a value into the ``ErrorInfo`` reason string
+(``ERROR_REASON_OPERATION_CONFLICT`` is sent as ``"OPERATION_CONFLICT"``); :data:`REASONS` is
+every reason a service may send.
 """
 
 from __future__ import annotations
@@ -37,6 +42,26 @@ from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
+from maka.common.v1 import errors_pb2
+
+#: The prefix buf's lint puts on every value of the registry; the reason string has none.
+REASON_PREFIX = "ERROR_REASON_"
+ErrorReason = errors_pb2.ErrorReason
+
+
+def reason_name(value: errors_pb2.ErrorReason.ValueType) -> str:
+    """The ``ErrorInfo`` reason string of a registry value (``UNSPECIFIED`` is never sent)."""
+    if value == errors_pb2.ERROR_REASON_UNSPECIFIED:
+        raise ValueError("ERROR_REASON_UNSPECIFIED is not a reason")
+    return ErrorReason.Name(value).removeprefix(REASON_PREFIX)
+
+
+#: Every reason a Maka Runtime service may send (the registry without its zero value).
+REASONS: frozenset[str] = frozenset(
+    reason_name(value)
+    for value in ErrorReason.values()
+    if value != errors_pb2.ERROR_REASON_UNSPECIFIED
+)
 
 
 class MakaError(Exception):
@@ -140,20 +165,20 @@ class ServerError(MakaError):
 
 
 BY_REASON: dict[str, type[MakaError]] = {
-    "INVALID_REQUEST": InvalidRequestError,
-    "OUT_OF_RANGE": OutOfRangeError,
-    "NOT_FOUND": NotFoundError,
-    "ALREADY_EXISTS": AlreadyExistsError,
-    "OPERATION_CONFLICT": ConflictError,
-    "ALREADY_RESOLVED": AlreadyResolvedError,
-    "SESSION_BUSY": SessionBusyError,
-    "SESSION_ARCHIVED": SessionArchivedError,
-    "SESSION_QUARANTINED": SessionQuarantinedError,
-    "HOST_DRAINING": DrainingError,
-    "RESOURCE_EXHAUSTED": ResourceExhaustedError,
-    "REQUEST_TOO_LARGE": ResourceExhaustedError,
-    "REQUEST_UNDECODABLE": InvalidRequestError,
-    "MESSAGE_QUEUE_FULL": MessageQueueFullError,
+    reason_name(errors_pb2.ERROR_REASON_INVALID_REQUEST): InvalidRequestError,
+    reason_name(errors_pb2.ERROR_REASON_OUT_OF_RANGE): OutOfRangeError,
+    reason_name(errors_pb2.ERROR_REASON_NOT_FOUND): NotFoundError,
+    reason_name(errors_pb2.ERROR_REASON_ALREADY_EXISTS): AlreadyExistsError,
+    reason_name(errors_pb2.ERROR_REASON_OPERATION_CONFLICT): ConflictError,
+    reason_name(errors_pb2.ERROR_REASON_ALREADY_RESOLVED): AlreadyResolvedError,
+    reason_name(errors_pb2.ERROR_REASON_SESSION_BUSY): SessionBusyError,
+    reason_name(errors_pb2.ERROR_REASON_SESSION_ARCHIVED): SessionArchivedError,
+    reason_name(errors_pb2.ERROR_REASON_SESSION_QUARANTINED): SessionQuarantinedError,
+    reason_name(errors_pb2.ERROR_REASON_HOST_DRAINING): DrainingError,
+    reason_name(errors_pb2.ERROR_REASON_RESOURCE_EXHAUSTED): ResourceExhaustedError,
+    reason_name(errors_pb2.ERROR_REASON_REQUEST_TOO_LARGE): ResourceExhaustedError,
+    reason_name(errors_pb2.ERROR_REASON_REQUEST_UNDECODABLE): InvalidRequestError,
+    reason_name(errors_pb2.ERROR_REASON_MESSAGE_QUEUE_FULL): MessageQueueFullError,
 }
 
 BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Self, TypeVar
 
 import grpc
 from maka.kernel.v1 import kernel_pb2 as kpb
@@ -80,7 +80,7 @@ class Stream(Generic[T]):
         except StopAsyncIteration:
             raise StopIteration from None
 
-    def __enter__(self) -> Stream[T]:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

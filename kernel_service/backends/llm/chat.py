@@ -141,28 +141,6 @@ def error_message(body: bytes) -> str:
     return text or "(empty body)"
 
 
-async def _check_status(response: httpx.Response, who: str) -> None:
-    if response.status_code >= 400:
-        raw = await response.aread()
-        raise LlmError(
-            f"{who} answered HTTP {response.status_code} {response.reason_phrase}: "
-            f"{error_message(raw)}"
-        )
-
-
-def _chunk(data: str, who: str) -> dict[str, Any]:
-    """One stream chunk, which must be a JSON object that is not an error."""
-    try:
-        chunk = json.loads(data)
-    except ValueError as error:
-        raise LlmError(f"{who} sent a stream chunk that is not JSON: {data[:200]!r}") from error
-    if not isinstance(chunk, dict):
-        raise LlmError(f"{who} sent a stream chunk that is not an object: {data[:200]!r}")
-    if chunk.get("error"):
-        raise LlmError(f"{who} sent an error in the stream: {error_message(data.encode())}")
-    return chunk
-
-
 async def stream_chat(
     client: httpx.AsyncClient,
     url: str,
@@ -180,7 +158,7 @@ async def stream_chat(
     """
     try:
         async with aconnect_sse(client, "POST", url, json=body, headers=dict(headers)) as source:
-            await _check_status(source.response, who)
+            await _raise_for_status(source.response, who)
             async for event in source.aiter_sse():
                 data = event.data.strip()
                 if data == DONE:
@@ -208,3 +186,25 @@ async def stream_chat(
         raise LlmError(f"the stream from {who} broke off: {error}") from error
     except httpx.TransportError as error:
         raise LlmUnavailableError(f"the connection to {who} failed: {error!r}") from error
+
+
+def _chunk(data: str, who: str) -> dict[str, Any]:
+    """One stream chunk as a JSON object; :class:`LlmError` if it is not one or is an error."""
+    try:
+        chunk = json.loads(data)
+    except ValueError as error:
+        raise LlmError(f"{who} sent a stream chunk that is not JSON: {data[:200]!r}") from error
+    if not isinstance(chunk, dict):
+        raise LlmError(f"{who} sent a stream chunk that is not an object: {data[:200]!r}")
+    if chunk.get("error"):
+        raise LlmError(f"{who} sent an error in the stream: {error_message(data.encode())}")
+    return chunk
+
+
+async def _raise_for_status(response: httpx.Response, who: str) -> None:
+    if response.status_code >= 400:
+        raw = await response.aread()
+        raise LlmError(
+            f"{who} answered HTTP {response.status_code} {response.reason_phrase}: "
+            f"{error_message(raw)}"
+        )

@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from maka.kernel.v1 import kernel_pb2 as pb
+from maka.kernel.v1 import kernel_pb2_grpc
 
 from kernel_service.server import SERVICE_NAME
 from maka_common.status import error_info
@@ -46,7 +47,9 @@ async def _ends_refused(call: Any) -> str:
     raise AssertionError("the turn ended without an error")
 
 
-async def _turn_status(stub: Any, session_id: str, turn_id: str) -> int:
+async def _turn_status(
+    stub: kernel_pb2_grpc.KernelServiceAsyncStub, session_id: str, turn_id: str
+) -> int:
     turns = (await stub.ListTurns(pb.ListTurnsRequest(session_id=session_id))).turns
     return next(turn.status for turn in turns if turn.turn_id == turn_id)
 

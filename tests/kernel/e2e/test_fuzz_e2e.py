@@ -44,15 +44,17 @@ class Target:
     waiting: Any = None
 
     def call(self, method: str, request: message_module.Message) -> grpc.StatusCode:
-        call = self.channel.unary_unary(
-            f"/{SERVICE.full_name}/{method}",
-            request_serializer=lambda message: message.SerializeToString(),
-            response_deserializer=lambda data: data,
+        call: grpc.UnaryUnaryMultiCallable[message_module.Message, bytes] = (
+            self.channel.unary_unary(
+                f"/{SERVICE.full_name}/{method}",
+                request_serializer=lambda message: message.SerializeToString(),
+                response_deserializer=lambda data: data,
+            )
         )
         try:
             call(request, timeout=30)
         except grpc.RpcError as error:
-            return error.code()  # type: ignore[no-any-return]
+            return error.code()
         return grpc.StatusCode.OK
 
     def serving(self) -> bool:
@@ -126,7 +128,7 @@ def target() -> Iterator[Target]:
 def _templates(target: Target, method: str) -> list[message_module.Message]:
     idle, busy = target.ids["session_id"]
     request_id = target.ids["request_id"][0]
-    return {
+    templates: dict[str, list[message_module.Message]] = {
         "CreateSession": [pb.CreateSessionRequest(workspace_root=WORKSPACE, backend="scripted")],
         "GetSession": [pb.GetSessionRequest(session_id=idle)],
         "ListSessions": [pb.ListSessionsRequest(page_size=1)],
@@ -141,7 +143,8 @@ def _templates(target: Target, method: str) -> list[message_module.Message]:
             pb.RespondToUserQuestionRequest(session_id=busy, request_id=request_id)
         ],
         "SendMessage": [pb.SendMessageRequest(session_id=busy, text="hello")],
-    }.get(method, [])
+    }
+    return templates.get(method, [])
 
 
 #: Requests that once answered INTERNAL, always tried first.
@@ -193,6 +196,7 @@ def test_no_request_answers_internal_or_unknown_many_examples(target: Target, me
 def test_an_overflowing_page_token_is_invalid_argument_on_page_token(target: Target) -> None:
     from maka_common.status import error_info
 
+    call: grpc.UnaryUnaryMultiCallable[pb.ListSessionsRequest, pb.ListSessionsResponse]
     call = target.channel.unary_unary(
         f"/{SERVICE.full_name}/ListSessions",
         request_serializer=lambda message: message.SerializeToString(),
@@ -200,8 +204,8 @@ def test_an_overflowing_page_token_is_invalid_argument_on_page_token(target: Tar
     )
     with pytest.raises(grpc.RpcError) as raised:
         call(pb.ListSessionsRequest(page_token=OVERFLOWING), timeout=10)
-    info = error_info(raised.value)  # type: ignore[arg-type]
-    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT  # type: ignore[attr-defined]
+    info = error_info(raised.value)
+    assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert info is not None and (info.reason, dict(info.metadata)) == (
         "INVALID_REQUEST",
         {"field": "page_token"},

@@ -34,7 +34,8 @@ async def test_read_messages_pages_fit_a_default_client(server: Server) -> None:
     session = await create_session(stub)
     # 40 tool steps x 3 entries x 60 KiB: about 7 MB of log, the size from the issue.
     await _big_turn(stub, session.id, 40, 60 * 1024)
-    after, pages, seen = 0, 0, []
+    after, pages = 0, 0
+    seen: list[int] = []
     while True:
         response = await stub.ReadMessages(
             pb.ReadMessagesRequest(session_id=session.id, after_seq=after)
@@ -63,7 +64,8 @@ async def test_list_sessions_pages_fit_a_default_client(server: Server) -> None:
     created = {
         (await create_session(stub, backend_options=options, labels=["big"])).id for _ in range(24)
     }
-    token, listed, pages = "", [], 0
+    token, pages = "", 0
+    listed: list[str] = []
     while True:
         response = await stub.ListSessions(
             pb.ListSessionsRequest(page_token=token, label="big", page_size=50)

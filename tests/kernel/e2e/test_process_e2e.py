@@ -18,7 +18,7 @@ from .conftest import create_session, failure, kind, read_until, reason
 pytestmark = pytest.mark.slow
 
 
-async def tail_kinds(stub: kernel_pb2_grpc.KernelServiceStub, session_id: str) -> list[str]:
+async def tail_kinds(stub: kernel_pb2_grpc.KernelServiceAsyncStub, session_id: str) -> list[str]:
     log = await stub.ReadMessages(pb.ReadMessagesRequest(session_id=session_id))
     out = []
     for event in log.events:

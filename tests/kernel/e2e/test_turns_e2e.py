@@ -305,9 +305,9 @@ async def test_shutdown_drains_turns_and_refuses_new_ones(tmp_path: object) -> N
             (polite.id, "p"): (pb.DRAIN_OUTCOME_STOPPED_AFTER_STEP, ""),
             (stubborn.id, "s"): (pb.DRAIN_OUTCOME_STOPPED_IMMEDIATELY, ""),
         }
-        refused = running.kernel.start_turn(polite.id, text="late")
+        late = running.kernel.start_turn(polite.id, text="late")
         with pytest.raises(Exception, match="draining"):
-            await anext(aiter(refused))
+            await anext(aiter(late))
         polite_rest = [r.event async for r in polite_call]
         stubborn_rest = [r.event async for r in stubborn_call]
         # The watcher ends cleanly once the drain has recorded everything (it is not left to

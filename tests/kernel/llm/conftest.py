@@ -83,7 +83,3 @@ async def events_until(stream: TurnStream, event_type: str) -> list[SessionEvent
         if event.type == event_type:
             return seen
     pytest.fail(f"stream ended before a {event_type} event: {[e.type for e in seen]}")
-
-
-def of_type(entries: list[Any], kind: str) -> list[Any]:
-    return [entry for entry in entries if entry.type == kind]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pytest
 
@@ -100,10 +102,18 @@ def test_a_missing_connections_file_names_the_file(tmp_path: Path) -> None:
         load_connections(path)
 
 
-def header(**fields: object) -> SessionHeader:
+class HeaderFields(TypedDict, total=False):
+    """The header fields these tests set (each as typed in :class:`SessionHeader`)."""
+
+    llm_connection_slug: str
+    model: str
+    backend_options: Mapping[str, str]
+
+
+def header(**fields: Unpack[HeaderFields]) -> SessionHeader:
     return SessionHeader(
         id="s1", workspace_root="/w", cwd="/w", created_at=1, last_used_at=1, **fields
-    )  # type: ignore[arg-type]
+    )
 
 
 ONE = {"local": LlmConnection(slug="local", base_url="http://x/v1", model="m1")}
@@ -148,7 +158,7 @@ def test_the_slug_picks_a_connection_and_its_key_is_read_from_the_environment() 
     ],
 )
 def test_what_is_missing_is_named(
-    connections: dict[str, LlmConnection], fields: dict[str, object], expected: str
+    connections: dict[str, LlmConnection], fields: HeaderFields, expected: str
 ) -> None:
     with pytest.raises(LlmUnavailableError) as error:
         resolve_settings(connections, header(**fields), environ={})

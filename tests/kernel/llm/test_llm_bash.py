@@ -15,10 +15,21 @@ from pathlib import Path
 
 import pytest
 
+from kernel_service.core.log.events import (
+    Complete,
+    ErrorEvent,
+    SandboxBoundaryRequest,
+    SystemNote,
+    ToolCall,
+    ToolOutput,
+    ToolResult,
+    TurnState,
+)
 from kernel_service.resource_link import ResourceLink
 from tests.support.processes import ServiceProcess, running_service, wait_for_exit
+from tests.support.typed import last, of_type
 
-from .conftest import LlmHarness, connection, events_until, make_llm_harness, of_type
+from .conftest import LlmHarness, connection, events_until, make_llm_harness
 from .server import ChatServer, Stream, finish, role, text_reply, tool_piece, tool_reply
 
 pytestmark = pytest.mark.timeout(30)
@@ -90,18 +101,16 @@ async def test_two_bash_calls_in_one_reply_run_in_order_and_their_outputs_reach_
     )
     session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="bypass")
     events = [e async for e in bash_llm.kernel.start_turn(session.id, "t1", text="run both")]
-    assert events[-1].status == "completed"
-    calls = of_type(events, "tool_call")
+    assert last(events, TurnState).status == "completed"
+    calls = of_type(events, ToolCall)
     assert [(c.tool_call_id, c.name, c.input) for c in calls] == [
         ("call_pwd", "bash", "pwd; echo one"),
         ("call_fail", "bash", "echo two >&2; exit 3"),
     ]
-    assert of_type(events, "sandbox_boundary_request") == []
-    streamed = "".join(
-        e.text for e in of_type(events, "tool_output") if e.tool_call_id == "call_pwd"
-    )
+    assert of_type(events, SandboxBoundaryRequest) == []
+    streamed = "".join(e.text for e in of_type(events, ToolOutput) if e.tool_call_id == "call_pwd")
     assert streamed == f"{workspace}\none\n"
-    ok, failed = of_type(events, "tool_result")
+    ok, failed = of_type(events, ToolResult)
     assert (ok.output, ok.is_error, ok.exit_code) == (f"{workspace}\none\n", False, 0)
     assert ok.run_ref.startswith("maka://runtime/background-tasks/")
     assert (failed.is_error, failed.exit_code) == (True, 3)
@@ -128,13 +137,13 @@ async def test_ask_mode_runs_the_command_after_approval(
     )
     session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="ask")
     stream = bash_llm.kernel.start_turn(session.id, "t1", text="make a file")
-    [*_, request] = await events_until(stream, "sandbox_boundary_request")
+    request = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     assert (request.command, request.cwd) == ("touch approved.txt && echo made", str(workspace))
     assert not (workspace / "approved.txt").exists()
     await bash_llm.kernel.answer_sandbox_boundary(session.id, request.request_id, "allow_once")
     events = [e async for e in stream]
-    assert events[-1].status == "completed"
-    [result] = of_type(events, "tool_result")
+    assert last(events, TurnState).status == "completed"
+    [result] = of_type(events, ToolResult)
     assert (result.output, result.is_error) == ("made\n", False)
     assert (workspace / "approved.txt").exists()
     assert chat.requests[1].messages[-1] == {
@@ -153,20 +162,20 @@ async def test_a_denied_command_ends_the_turn_and_the_model_hears_nothing_more(
     )
     session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="ask")
     stream = bash_llm.kernel.start_turn(session.id, "t1", text="make a file")
-    [*_, request] = await events_until(stream, "sandbox_boundary_request")
+    request = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     await bash_llm.kernel.answer_sandbox_boundary(
         session.id, request.request_id, "deny", reason="not today"
     )
     events = [e async for e in stream]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.output, result.is_error, result.run_ref) == (
         "not run: denied (not today)",
         True,
         "",
     )
-    assert [e.stop_reason for e in of_type(events, "complete")] == ["denied"]
+    assert [e.stop_reason for e in of_type(events, Complete)] == ["denied"]
     log = await bash_llm.log(session.id)
-    assert [n.kind for n in of_type(log, "system_note")][-1] == "denied"
+    assert [n.kind for n in of_type(log, SystemNote)][-1] == "denied"
     assert not (workspace / "denied.txt").exists()
     assert len(chat.requests) == 1
     assert len(chat.replies) == 1
@@ -181,7 +190,7 @@ async def test_an_immediate_stop_kills_the_running_command_before_it_returns(
     )
     session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="bypass")
     stream = bash_llm.kernel.start_turn(session.id, "t1", text="wait a long time")
-    [*_, output] = await events_until(stream, "tool_output")
+    output = last(await events_until(stream, "tool_output"), ToolOutput)
     pid = int(output.text.split()[1])
     assert live_group_members(pid), "the command's process group should be running"
     await bash_llm.kernel.stop_session(session.id, source="stop_button")
@@ -190,11 +199,11 @@ async def test_an_immediate_stop_kills_the_running_command_before_it_returns(
     assert wait_for_exit(pid, timeout=0)
     assert live_group_members(pid) == []
     events = [e async for e in stream]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert result.is_error
     assert "cut short by an immediate stop" in result.output
-    assert [e.stop_reason for e in of_type(events, "complete")] == ["user_stop"]
-    assert [e.status for e in of_type(events, "turn_state")] == ["aborted"]
+    assert [e.stop_reason for e in of_type(events, Complete)] == ["user_stop"]
+    assert [e.status for e in of_type(events, TurnState)] == ["aborted"]
     assert len(chat.requests) == 1
 
 
@@ -205,8 +214,8 @@ async def test_a_background_call_reports_an_attachable_run_to_the_model(
     chat.reply(tool_reply(("call_bg", "bash", args)), text_reply("Started."))
     session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="bypass")
     events = [e async for e in bash_llm.kernel.start_turn(session.id, "t1", text="start it")]
-    assert events[-1].status == "completed"
-    [result] = of_type(events, "tool_result")
+    assert last(events, TurnState).status == "completed"
+    [result] = of_type(events, ToolResult)
     assert not result.is_error
     assert result.run_ref.startswith("maka://runtime/background-tasks/")
     assert result.output.startswith(f"started background PTY run {result.run_ref} (pid ")
@@ -232,8 +241,8 @@ async def test_an_unreachable_resource_service_fails_the_turn(
         finally:
             await h.close()
             await link.close()
-    [error] = of_type(events, "error")
+    [error] = of_type(events, ErrorEvent)
     assert error.code == "resource_unavailable"
     assert "is unreachable" in error.message
-    assert events[-1].status == "failed"
+    assert last(events, TurnState).status == "failed"
     assert len(chat.requests) == 1

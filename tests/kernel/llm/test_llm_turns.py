@@ -14,8 +14,20 @@ from collections.abc import Iterator
 import pytest
 
 from kernel_service.backends.llm import LlmConnection
+from kernel_service.core.log.events import (
+    AssistantMessage,
+    Complete,
+    ErrorEvent,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    TurnState,
+    UserMessage,
+    UserQuestionRequest,
+)
 from kernel_service.store import MemorySessionStore
 from tests.kernel.harness import kinds
+from tests.support.typed import last, of_type, only
 
 from .conftest import (
     KEY_ENV,
@@ -23,7 +35,6 @@ from .conftest import (
     connection,
     events_until,
     make_llm_harness,
-    of_type,
 )
 from .server import (
     MODEL,
@@ -64,10 +75,13 @@ async def test_text_streams_into_one_assistant_message_and_the_request_says_ever
             "complete",
             "turn_state",
         ]
-        assert len({e.message_id for e in of_type(events, "text_delta")}) == 1
-        assert (events[-2].stop_reason, events[-1].status) == ("end_turn", "completed")
+        assert len({e.message_id for e in of_type(events, TextDelta)}) == 1
+        assert (only(events[-2], Complete).stop_reason, last(events, TurnState).status) == (
+            "end_turn",
+            "completed",
+        )
         log = await h.log(session.id)
-        assert [m.text for m in of_type(log, "assistant")] == ["Hello, world"]
+        assert [m.text for m in of_type(log, AssistantMessage)] == ["Hello, world"]
 
         [request] = chat.requests
         assert (request.method, request.path) == ("POST", "/v1/chat/completions")
@@ -130,16 +144,17 @@ async def test_tool_call_deltas_split_across_chunks_are_assembled_by_index(
     session = await llm.llm_session()
     stream = llm.kernel.start_turn(session.id, "t1", text="pick")
     seen = await events_until(stream, "user_question_request")
-    assert [(e.tool_call_id, e.name, e.input) for e in of_type(seen, "tool_call")] == [
+    assert [(e.tool_call_id, e.name, e.input) for e in of_type(seen, ToolCall)] == [
         ("call_colour", "ask_user", "Which colour?")
     ]
-    assert (seen[-1].question, seen[-1].options) == ("Which colour?", ("red", "blue"))
-    await llm.kernel.answer_user_question(session.id, seen[-1].request_id, ["red"])
-    seen = await events_until(stream, "user_question_request")
-    assert (seen[-1].question, seen[-1].options) == ("Which size?", ())
-    await llm.kernel.answer_user_question(session.id, seen[-1].request_id, ["large", "very"])
+    question = last(seen, UserQuestionRequest)
+    assert (question.question, question.options) == ("Which colour?", ("red", "blue"))
+    await llm.kernel.answer_user_question(session.id, question.request_id, ["red"])
+    question = last(await events_until(stream, "user_question_request"), UserQuestionRequest)
+    assert (question.question, question.options) == ("Which size?", ())
+    await llm.kernel.answer_user_question(session.id, question.request_id, ["large", "very"])
     rest = [e async for e in stream]
-    assert rest[-1].status == "completed"
+    assert last(rest, TurnState).status == "completed"
 
     second_request = chat.requests[1].messages
     assistant, *tools = second_request[-3:]
@@ -165,7 +180,7 @@ async def test_ask_user_raises_a_question_whose_answer_reaches_the_model(
     chat.reply(tool_reply(("call_q", "ask_user", args)), text_reply("Deploying."))
     session = await llm.llm_session()
     stream = llm.kernel.start_turn(session.id, "t1", text="deploy")
-    [*_, question] = await events_until(stream, "user_question_request")
+    question = last(await events_until(stream, "user_question_request"), UserQuestionRequest)
     assert (question.request_id, question.options) == ("call_q-question", ("yes", "no"))
     await llm.kernel.answer_user_question(session.id, question.request_id, ["yes"])
     _ = [e async for e in stream]
@@ -182,7 +197,7 @@ async def test_ask_user_raises_a_question_whose_answer_reaches_the_model(
         "complete",
         "turn_state:completed",
     ]
-    [result] = of_type(log, "tool_result")
+    [result] = of_type(log, ToolResult)
     assert (result.tool_call_id, result.output, result.is_error) == ("call_q", "yes", False)
     assert chat.requests[1].messages[-1] == {
         "role": "tool",
@@ -200,8 +215,8 @@ async def test_an_unanswered_question_tells_the_model_why(chat: ChatServer) -> N
         await events_until(stream, "user_question_request")
         h.timers.fire_all()  # the answer timeout runs out
         events = [e async for e in stream]
-        assert events[-1].status == "completed"
-        [result] = of_type(events, "tool_result")
+        assert last(events, TurnState).status == "completed"
+        [result] = of_type(events, ToolResult)
         assert result.is_error
         assert result.output.startswith("the user did not answer: timed_out")
         assert chat.requests[1].messages[-1]["content"] == result.output
@@ -223,7 +238,7 @@ async def test_messages_sent_into_the_running_turn_reach_the_next_request(
     queued = await llm.kernel.send_message(session.id, "also run the tests", turn_id="t1")
     held.set()
     events = [e async for e in stream]
-    assert events[-1].status == "completed"
+    assert last(events, TurnState).status == "completed"
     assert len(chat.requests) == 2
     assert [(m["role"], m["content"]) for m in chat.requests[1].messages[-3:]] == [
         ("user", "start"),
@@ -231,9 +246,9 @@ async def test_messages_sent_into_the_running_turn_reach_the_next_request(
         ("user", "also run the tests"),
     ]
     log = await llm.log(session.id)
-    delivered = [m for m in of_type(log, "user") if m.queued]
+    delivered = [m for m in of_type(log, UserMessage) if m.queued]
     assert [(m.id, m.text) for m in delivered] == [(queued.message_id, "also run the tests")]
-    assert [m.text for m in of_type(log, "assistant")] == ["Working on it.", "Noted."]
+    assert [m.text for m in of_type(log, AssistantMessage)] == ["Working on it.", "Noted."]
 
 
 async def test_an_after_step_stop_lets_the_streaming_step_finish_and_requests_nothing_more(
@@ -259,13 +274,13 @@ async def test_an_after_step_stop_lets_the_streaming_step_finish_and_requests_no
     assert outcome.turn_id == "t1"
     held.set()
     rest = [e async for e in stream]
-    assert [e.text for e in of_type(rest, "text_delta")] == [" done."]
-    assert [e.stop_reason for e in of_type(rest, "complete")] == ["user_stop"]
-    assert [e.status for e in of_type(rest, "turn_state")] == ["aborted"]
+    assert [e.text for e in of_type(rest, TextDelta)] == [" done."]
+    assert [e.stop_reason for e in of_type(rest, Complete)] == ["user_stop"]
+    assert [e.status for e in of_type(rest, TurnState)] == ["aborted"]
     log = await llm.log(session.id)
-    assert [m.text for m in of_type(log, "assistant")] == ["Step one done."]
-    assert of_type(log, "tool_call") == []
-    assert of_type(log, "user_question_request") == []
+    assert [m.text for m in of_type(log, AssistantMessage)] == ["Step one done."]
+    assert of_type(log, ToolCall) == []
+    assert of_type(log, UserQuestionRequest) == []
     assert len(chat.requests) == 1
     assert len(chat.replies) == 1  # the second reply was never asked for
 
@@ -282,14 +297,14 @@ async def test_an_immediate_stop_closes_a_held_stream_without_waiting_for_it(
     assert not never.is_set()
     rest = [e async for e in stream]
     assert sorted(e.type for e in rest) == ["complete", "turn_state"]
-    assert [e.stop_reason for e in of_type(rest, "complete")] == ["user_stop"]
-    assert [e.status for e in of_type(rest, "turn_state")] == ["aborted"]
+    assert [e.stop_reason for e in of_type(rest, Complete)] == ["user_stop"]
+    assert [e.status for e in of_type(rest, TurnState)] == ["aborted"]
     # The backend hung up on the server, which was still holding the stream.
     await asyncio.wait_for(chat.hung_up.wait(), 10)
     assert chat.hangups == 1
     [turn] = await llm.kernel.list_turns(session.id)
     assert (turn.status, turn.abort_source) == ("aborted", "stop_button")
-    assert [m.text for m in of_type(await llm.log(session.id), "assistant")] == ["Thinking"]
+    assert [m.text for m in of_type(await llm.log(session.id), AssistantMessage)] == ["Thinking"]
 
 
 @pytest.mark.parametrize(
@@ -315,10 +330,11 @@ async def test_an_http_error_fails_the_turn_with_the_providers_message(
     session = await llm.llm_session()
     events = [e async for e in llm.kernel.start_turn(session.id, text="hi")]
     assert [e.type for e in events] == ["error", "turn_state"]
-    assert events[0].code == "llm_failed"
-    assert expected in events[0].message
-    assert "'local'" in events[0].message
-    assert events[1].status == "failed"
+    error = only(events[0], ErrorEvent)
+    assert error.code == "llm_failed"
+    assert expected in error.message
+    assert "'local'" in error.message
+    assert only(events[1], TurnState).status == "failed"
 
 
 @pytest.fixture
@@ -342,11 +358,12 @@ async def test_a_refused_connection_is_llm_unavailable(refusing_port: int) -> No
         session = await h.llm_session()
         events = [e async for e in h.kernel.start_turn(session.id, text="hi")]
         assert [e.type for e in events] == ["error", "turn_state"]
-        assert events[0].code == "llm_unavailable"
+        error = only(events[0], ErrorEvent)
+        assert error.code == "llm_unavailable"
         assert f"cannot connect to http://127.0.0.1:{refusing_port}/v1/chat/completions" in (
-            events[0].message
+            error.message
         )
-        assert events[1].status == "failed"
+        assert only(events[1], TurnState).status == "failed"
     finally:
         await h.close()
 
@@ -359,8 +376,9 @@ async def test_a_read_timeout_is_llm_unavailable(chat: ChatServer) -> None:
         session = await h.llm_session()
         events = [e async for e in h.kernel.start_turn(session.id, text="hi")]
         assert [e.type for e in events] == ["error", "turn_state"]
-        assert events[0].code == "llm_unavailable"
-        assert "did not answer in time (ReadTimeout" in events[0].message
+        error = only(events[0], ErrorEvent)
+        assert error.code == "llm_unavailable"
+        assert "did not answer in time (ReadTimeout" in error.message
     finally:
         await h.close()
 
@@ -374,8 +392,9 @@ async def test_a_missing_api_key_variable_is_llm_unavailable_and_nothing_is_sent
         session = await h.llm_session()
         events = [e async for e in h.kernel.start_turn(session.id, text="hi")]
         assert [e.type for e in events] == ["error", "turn_state"]
-        assert events[0].code == "llm_unavailable"
-        assert KEY_ENV in events[0].message and "is not set" in events[0].message
+        error = only(events[0], ErrorEvent)
+        assert error.code == "llm_unavailable"
+        assert KEY_ENV in error.message and "is not set" in error.message
         assert chat.requests == []
     finally:
         await h.close()
@@ -399,7 +418,8 @@ async def test_a_missing_connection_or_model_is_llm_unavailable(
             ("error", "llm_unavailable"),
             ("turn_state", ""),
         ]
-        assert expected in events[0].message
+        error = only(events[0], ErrorEvent)
+        assert expected in error.message
         assert chat.requests == []
     finally:
         await h.close()
@@ -420,8 +440,8 @@ async def test_malformed_arguments_and_unknown_tools_go_back_to_the_model(
     )
     session = await llm.llm_session(permission_mode="bypass")
     events = [e async for e in llm.kernel.start_turn(session.id, text="go")]
-    assert events[-1].status == "completed"
-    results = of_type(events, "tool_result")
+    assert last(events, TurnState).status == "completed"
+    results = of_type(events, ToolResult)
     assert all(r.is_error for r in results)
     outputs = {r.tool_call_id: r.output for r in results}
     assert outputs["call_bad_json"].startswith("invalid arguments for bash: the arguments are not")
@@ -435,7 +455,7 @@ async def test_malformed_arguments_and_unknown_tools_go_back_to_the_model(
         outputs["call_no_question"]
         == "invalid arguments for ask_user: the arguments must be a JSON object"
     )
-    assert next((e.name, e.input) for e in of_type(events, "tool_call")) == (
+    assert next((e.name, e.input) for e in of_type(events, ToolCall)) == (
         "bash",
         '{"command": "ls',
     )
@@ -461,11 +481,12 @@ async def test_the_step_limit_fails_the_turn(llm: LlmHarness, chat: ChatServer) 
     session = await llm.llm_session(backend_options={"max_steps": "2"})
     events = [e async for e in llm.kernel.start_turn(session.id, text="loop")]
     assert [e.type for e in events][-2:] == ["error", "turn_state"]
-    assert events[-2].code == "llm_step_limit"
-    assert "more than 2 steps" in events[-2].message
-    assert events[-1].status == "failed"
+    error = only(events[-2], ErrorEvent)
+    assert error.code == "llm_step_limit"
+    assert "more than 2 steps" in error.message
+    assert last(events, TurnState).status == "failed"
     assert len(chat.requests) == 2
-    assert len(of_type(events, "tool_result")) == 2
+    assert len(of_type(events, ToolResult)) == 2
 
 
 async def test_finish_reason_length_ends_the_turn_with_max_tokens(
@@ -474,8 +495,8 @@ async def test_finish_reason_length_ends_the_turn_with_max_tokens(
     chat.reply(text_reply("cut", reason="length"))
     session = await llm.llm_session()
     events = [e async for e in llm.kernel.start_turn(session.id, text="long")]
-    assert [e.stop_reason for e in of_type(events, "complete")] == ["max_tokens"]
-    assert events[-1].status == "completed"
+    assert [e.stop_reason for e in of_type(events, Complete)] == ["max_tokens"]
+    assert last(events, TurnState).status == "completed"
 
 
 @pytest.mark.parametrize(
@@ -500,7 +521,7 @@ async def test_a_broken_stream_is_llm_failed(
     chat.reply(stream)
     session = await llm.llm_session()
     events = [e async for e in llm.kernel.start_turn(session.id, text="hi")]
-    [error] = of_type(events, "error")
+    [error] = of_type(events, ErrorEvent)
     assert error.code == "llm_failed"
     assert expected in error.message
-    assert events[-1].status == "failed"
+    assert last(events, TurnState).status == "failed"

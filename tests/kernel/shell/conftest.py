@@ -30,8 +30,12 @@ from kernel_service.core.log.events import SessionEvent, StoredMessage
 from kernel_service.core.tools import ToolHost
 from kernel_service.resource_link import ResourceLink
 from tests.kernel.harness import Harness, build_harness
-from tests.support.pids import alive, group_members  # noqa: F401  (re-exported)
+from tests.support.pids import alive, group_members
 from tests.support.processes import ServiceProcess, running_service
+
+#: The pid checks this package's tests import from here (the names this module defines are
+#: public as well; only the re-exports need naming).
+__all__ = ["alive", "group_members"]
 
 #: The resource service's grace between SIGTERM and SIGKILL: a command that ignores SIGTERM
 #: takes this long to stop, so a stop that returned before its processes were gone shows.
@@ -136,10 +140,3 @@ async def events_until(stream: TurnStream, event_type: str) -> list[SessionEvent
         if event.type == event_type:
             return seen
     pytest.fail(f"stream ended before a {event_type} event: {[e.type for e in seen]}")
-
-
-def of_type(entries: list[Any], kind: str) -> list[Any]:
-    return [entry for entry in entries if entry.type == kind]
-
-
-# -- processes, by pid (as tests/integration/conftest.py checks them) --------------------------

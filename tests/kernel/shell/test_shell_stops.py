@@ -20,7 +20,20 @@ from kernel_service.backends import agent
 from kernel_service.backends.shell import ShellBackend
 from kernel_service.core import SessionHeader, SessionStore
 from kernel_service.core.backend import StopMode, StopReason
-from kernel_service.core.log.events import SessionEvent
+from kernel_service.core.log.events import (
+    Complete,
+    ErrorEvent,
+    InteractionResolved,
+    SandboxBoundaryRequest,
+    SessionEvent,
+    SystemNote,
+    TextDelta,
+    ToolCall,
+    ToolOutput,
+    ToolResult,
+    TurnState,
+    UserMessage,
+)
 from kernel_service.core.tools import (
     HostShutdownReport,
     RunEvent,
@@ -30,6 +43,7 @@ from kernel_service.core.tools import (
     RunStarted,
 )
 from kernel_service.resource_link import ResourceLink
+from tests.support.typed import last, of_type
 
 from .conftest import (
     ShellHarness,
@@ -37,7 +51,6 @@ from .conftest import (
     events_until,
     group_members,
     make_shell_harness,
-    of_type,
 )
 
 pytestmark = pytest.mark.timeout(30)
@@ -67,7 +80,7 @@ async def test_an_immediate_stop_returns_once_the_commands_processes_are_gone(
 ) -> None:
     session = await shell.shell_session(workspace, permission_mode="bypass")
     stream = shell.kernel.start_turn(session.id, "t1", text=command)
-    [*_, output] = await events_until(stream, "tool_output")
+    output = last(await events_until(stream, "tool_output"), ToolOutput)
     sleeper = int(output.text)
     run = await shell.running_run(session.id)
     pids = sorted({run.pid, sleeper, *group_members(run.pid)})
@@ -79,12 +92,12 @@ async def test_an_immediate_stop_returns_once_the_commands_processes_are_gone(
     assert group_members(run.pid) == []
 
     events = [output, *[e async for e in stream]]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert result.is_error and result.run_ref == run.ref
     assert result.output.startswith(f"{sleeper}\n[cut short by an immediate stop")
-    assert of_type(events, "text_delta") == []  # cut short: the turn says nothing more
-    assert [c.stop_reason for c in of_type(events, "complete")] == ["user_stop"]
-    [state] = of_type(events, "turn_state")
+    assert of_type(events, TextDelta) == []  # cut short: the turn says nothing more
+    assert [c.stop_reason for c in of_type(events, Complete)] == ["user_stop"]
+    [state] = of_type(events, TurnState)
     assert (state.status, state.abort_source) == ("aborted", "stop_button")
     assert shell.resource is not None
     final = await shell.resource.get_run(session.id, run.ref)
@@ -96,19 +109,19 @@ async def test_a_stop_while_the_approval_is_pending_runs_nothing(
 ) -> None:
     session = await shell.shell_session(workspace)
     stream = shell.kernel.start_turn(session.id, "t1", text="touch never")
-    [*_, request] = await events_until(stream, "sandbox_boundary_request")
+    request = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     await shell.kernel.stop_session(session.id, mode="immediate")
     events = [e async for e in stream]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.output, result.is_error, result.run_ref) == (
         "not run: the turn was stopped",
         True,
         "",
     )
-    [resolved] = of_type(events, "interaction_resolved")
+    [resolved] = of_type(events, InteractionResolved)
     assert (resolved.request_id, resolved.outcome) == (request.request_id, "closed")
-    assert [c.stop_reason for c in of_type(events, "complete")] == ["user_stop"]
-    assert [s.status for s in of_type(events, "turn_state")] == ["aborted"]
+    assert [c.stop_reason for c in of_type(events, Complete)] == ["user_stop"]
+    assert [s.status for s in of_type(events, TurnState)] == ["aborted"]
     assert await shell.runs(session.id) == []
     assert not (workspace / "never").exists()
 
@@ -217,11 +230,11 @@ async def test_an_immediate_stop_during_the_launch_waits_for_the_run_and_ends_it
         assert final.status == rpb.RUN_STATUS_CANCELLED
 
         events = await collected
-        [result] = of_type(events, "tool_result")
+        [result] = of_type(events, ToolResult)
         assert result.is_error and result.run_ref == run.ref
         assert "cut short by an immediate stop" in result.output
-        assert [c.stop_reason for c in of_type(events, "complete")] == ["user_stop"]
-        assert [s.status for s in of_type(events, "turn_state")] == ["aborted"]
+        assert [c.stop_reason for c in of_type(events, Complete)] == ["user_stop"]
+        assert [s.status for s in of_type(events, TurnState)] == ["aborted"]
     finally:
         host.release.set()  # a failed test must not leave the launch held
         await shell.close()
@@ -254,10 +267,10 @@ async def test_a_run_announced_after_the_stop_stopped_waiting_is_ended_by_the_tu
         assert group_members(run.pid) == []
         final = await resource.get_run(session.id, run.ref)
         assert final.status == rpb.RUN_STATUS_CANCELLED
-        [result] = of_type(events, "tool_result")
+        [result] = of_type(events, ToolResult)
         assert result.run_ref == run.ref and "cut short by an immediate stop" in result.output
-        assert [c.stop_reason for c in of_type(events, "complete")] == ["user_stop"]
-        assert [s.status for s in of_type(events, "turn_state")] == ["aborted"]
+        assert [c.stop_reason for c in of_type(events, Complete)] == ["user_stop"]
+        assert [s.status for s in of_type(events, TurnState)] == ["aborted"]
     finally:
         host.release.set()  # a failed test must not leave the launch held
         await shell.close()
@@ -282,21 +295,21 @@ async def test_an_after_step_stop_lets_the_command_finish_and_runs_nothing_more(
     await asyncio.to_thread(gate.write_text, "go\n")
     events = await collected
 
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.output, result.is_error, result.exit_code, result.run_ref) == (
         "got go\n",
         False,
         0,
         run.ref,
     )
-    assert [o.text for o in of_type(events, "tool_output")] == ["got go\n"]
-    assert [c.input for c in of_type(events, "tool_call")] == [command]
-    assert [s.status for s in of_type(events, "turn_state")] == ["aborted"]
+    assert [o.text for o in of_type(events, ToolOutput)] == ["got go\n"]
+    assert [c.input for c in of_type(events, ToolCall)] == [command]
+    assert [s.status for s in of_type(events, TurnState)] == ["aborted"]
     assert [r.ref for r in await shell.runs(session.id)] == [run.ref]
     assert not (workspace / "second").exists()
     log = await shell.log(session.id)
-    assert [u.text for u in of_type(log, "user")] == [command]
-    rejected = [n for n in of_type(log, "system_note") if n.kind == "message_rejected"]
+    assert [u.text for u in of_type(log, UserMessage)] == [command]
+    rejected = [n for n in of_type(log, SystemNote) if n.kind == "message_rejected"]
     assert len(rejected) == 1 and rejected[0].text.endswith("touch second")
 
 
@@ -313,11 +326,11 @@ async def test_an_unreachable_resource_service_fails_the_turn_without_hanging(
         await shell.close()
         await link.close()
     assert [e.type for e in events] == ["tool_call", "tool_result", "error", "turn_state"]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert result.is_error and result.run_ref == ""
     assert result.output.startswith("the tool could not run: ")
     assert "127.0.0.1:1 is unreachable" in result.output
-    [error] = of_type(events, "error")
+    [error] = of_type(events, ErrorEvent)
     assert error.code == "resource_unavailable"
     assert "is unreachable" in error.message
-    assert events[-1].status == "failed"
+    assert last(events, TurnState).status == "failed"

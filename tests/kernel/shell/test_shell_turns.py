@@ -15,9 +15,23 @@ from pathlib import Path
 import pytest
 from maka.resource.v1 import resource_pb2 as rpb
 
-from kernel_service.core.log.events import SessionEvent
+from kernel_service.core.log.events import (
+    Complete,
+    ErrorEvent,
+    InteractionResolved,
+    SandboxBoundaryRequest,
+    SessionEvent,
+    SystemNote,
+    TextDelta,
+    ToolCall,
+    ToolOutput,
+    ToolResult,
+    TurnState,
+    UserMessage,
+)
+from tests.support.typed import last, of_type, only
 
-from .conftest import ShellHarness, alive, events_until, of_type
+from .conftest import ShellHarness, alive, events_until
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -36,7 +50,7 @@ async def test_a_foreground_command_streams_its_output_in_the_sessions_cwd(
     events = [e async for e in shell.kernel.start_turn(session.id, "t1", text=command)]
 
     kinds = types(events)
-    outputs = of_type(events, "tool_output")
+    outputs = of_type(events, ToolOutput)
     assert kinds == [
         "tool_call",
         *["tool_output"] * len(outputs),
@@ -45,7 +59,7 @@ async def test_a_foreground_command_streams_its_output_in_the_sessions_cwd(
         "complete",
         "turn_state",
     ]
-    [call] = of_type(events, "tool_call")
+    [call] = of_type(events, ToolCall)
     assert (call.name, call.input, call.tool_call_id) == ("bash", command, "t1-bash-1")
     assert {o.tool_call_id for o in outputs} == {"t1-bash-1"}
     by_stream = {
@@ -53,14 +67,14 @@ async def test_a_foreground_command_streams_its_output_in_the_sessions_cwd(
         for stream in ("stdout", "stderr")
     }
     assert by_stream == {"stdout": f"{cwd}\n", "stderr": "oops\n"}
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.tool_call_id, result.is_error, result.exit_code) == ("t1-bash-1", False, 0)
     assert result.output == f"{cwd}\noops\n"  # stdout, then stderr
     assert result.run_ref.startswith("maka://runtime/background-tasks/")
-    [text] = of_type(events, "text_delta")
+    [text] = of_type(events, TextDelta)
     assert text.text == f"`{command}` exited with 0"
-    assert events[-2].stop_reason == "end_turn"
-    assert events[-1].status == "completed"
+    assert only(events[-2], Complete).stop_reason == "end_turn"
+    assert last(events, TurnState).status == "completed"
 
     [run] = await shell.runs(session.id)
     assert (run.ref, run.source_turn_id, run.source_tool_call_id) == (
@@ -82,16 +96,14 @@ async def test_a_failing_command_is_an_error_result_with_its_exit_code(
     events = [
         e async for e in shell.kernel.start_turn(session.id, "t1", text="echo partial; exit 3")
     ]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.is_error, result.exit_code) == (True, 3)
     assert result.output == "partial\n[exit code 3]"
-    assert [t.text for t in of_type(events, "text_delta")] == [
-        "`echo partial; exit 3` exited with 3"
-    ]
+    assert [t.text for t in of_type(events, TextDelta)] == ["`echo partial; exit 3` exited with 3"]
     # The command failed, the turn did not.
-    assert [c.stop_reason for c in of_type(events, "complete")] == ["end_turn"]
-    assert events[-1].status == "completed"
-    assert of_type(events, "error") == []
+    assert [c.stop_reason for c in of_type(events, Complete)] == ["end_turn"]
+    assert last(events, TurnState).status == "completed"
+    assert of_type(events, ErrorEvent) == []
 
 
 async def test_the_timeout_ms_option_bounds_a_foreground_command(
@@ -101,14 +113,14 @@ async def test_the_timeout_ms_option_bounds_a_foreground_command(
         workspace, permission_mode="bypass", backend_options={"timeout_ms": "200"}
     )
     events = [e async for e in shell.kernel.start_turn(session.id, "t1", text="sleep 30")]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert result.is_error
     assert result.output.startswith("[timed_out:")
     assert "200 ms" in result.output
     [run] = await shell.runs(session.id)
     assert run.status == rpb.RUN_STATUS_TIMED_OUT
     assert run.timeout_ms == 200
-    assert events[-1].status == "completed"
+    assert last(events, TurnState).status == "completed"
 
 
 async def test_an_invalid_timeout_ms_option_fails_the_turn_and_runs_nothing(
@@ -119,9 +131,9 @@ async def test_an_invalid_timeout_ms_option_fails_the_turn_and_runs_nothing(
     )
     events = [e async for e in shell.kernel.start_turn(session.id, "t1", text="echo hi")]
     assert types(events) == ["error", "turn_state"]
-    [error] = of_type(events, "error")
+    [error] = of_type(events, ErrorEvent)
     assert "timeout_ms must be 1..600000, not 'soon'" in error.message
-    assert events[-1].status == "failed"
+    assert last(events, TurnState).status == "failed"
     assert await shell.runs(session.id) == []
 
 
@@ -134,7 +146,7 @@ async def test_ask_mode_runs_the_command_once_allowed(shell: ShellHarness, works
     stream = shell.kernel.start_turn(session.id, "t1", text=command)
     before = await events_until(stream, "sandbox_boundary_request")
     assert types(before) == ["tool_call", "sandbox_boundary_request"]
-    request = before[-1]
+    request = last(before, SandboxBoundaryRequest)
     assert (request.command, request.cwd) == (command, str(workspace))
     assert "the shell backend runs the turn's command" in request.reason
     assert "allow_session allows this exact command line" in request.reason
@@ -144,9 +156,9 @@ async def test_ask_mode_runs_the_command_once_allowed(shell: ShellHarness, works
 
     await shell.kernel.answer_sandbox_boundary(session.id, request.request_id, "allow_once")
     events = [e async for e in stream]
-    [resolved] = of_type(events, "interaction_resolved")
+    [resolved] = of_type(events, InteractionResolved)
     assert (resolved.request_id, resolved.outcome) == (request.request_id, "allow_once")
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.output, result.is_error, result.exit_code) == (
         f"made in {workspace}\n",
         False,
@@ -154,7 +166,7 @@ async def test_ask_mode_runs_the_command_once_allowed(shell: ShellHarness, works
     )
     assert (workspace / "approved").exists()
     assert [run.ref for run in await shell.runs(session.id)] == [result.run_ref]
-    assert events[-1].status == "completed"
+    assert last(events, TurnState).status == "completed"
 
 
 async def test_a_denied_command_runs_nothing_and_is_noted_once(
@@ -162,23 +174,23 @@ async def test_a_denied_command_runs_nothing_and_is_noted_once(
 ) -> None:
     session = await shell.shell_session(workspace)
     stream = shell.kernel.start_turn(session.id, "t1", text="touch denied")
-    [*_, request] = await events_until(stream, "sandbox_boundary_request")
+    request = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     await shell.kernel.answer_sandbox_boundary(
         session.id, request.request_id, "deny", reason="not today"
     )
     events = [e async for e in stream]
-    [result] = of_type(events, "tool_result")
+    [result] = of_type(events, ToolResult)
     assert (result.output, result.is_error, result.run_ref, result.exit_code) == (
         "not run: denied (not today)",
         True,
         "",
         None,
     )
-    assert [c.stop_reason for c in of_type(events, "complete")] == ["denied"]
-    assert events[-1].status == "completed"
+    assert [c.stop_reason for c in of_type(events, Complete)] == ["denied"]
+    assert last(events, TurnState).status == "completed"
     assert await shell.runs(session.id) == []
     assert not (workspace / "denied").exists()
-    notes = [n for n in of_type(await shell.log(session.id), "system_note") if n.kind == "denied"]
+    notes = [n for n in of_type(await shell.log(session.id), SystemNote) if n.kind == "denied"]
     assert [n.text for n in notes] == [
         "turn ended: running 'touch denied' was denied (not today); nothing was run"
     ]
@@ -189,38 +201,38 @@ async def test_allow_session_allows_the_program_for_the_rest_of_the_session(
 ) -> None:
     session = await shell.shell_session(workspace)
     stream = shell.kernel.start_turn(session.id, "t1", text="echo one")
-    [*_, request] = await events_until(stream, "sandbox_boundary_request")
+    request = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     await shell.kernel.answer_sandbox_boundary(session.id, request.request_id, "allow_session")
     first = [e async for e in stream]
-    assert [r.output for r in of_type(first, "tool_result")] == ["one\n"]
+    assert [r.output for r in of_type(first, ToolResult)] == ["one\n"]
 
     # The same program, written differently: no question.
     again = [e async for e in shell.kernel.start_turn(session.id, "t2", text="LC_ALL=C echo two")]
-    assert of_type(again, "sandbox_boundary_request") == []
-    assert [r.output for r in of_type(again, "tool_result")] == ["two\n"]
+    assert of_type(again, SandboxBoundaryRequest) == []
+    assert [r.output for r in of_type(again, ToolResult)] == ["two\n"]
 
     # Another program asks again …
     stream = shell.kernel.start_turn(session.id, "t3", text="printf three")
-    [*_, asked] = await events_until(stream, "sandbox_boundary_request")
+    asked = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     assert asked.command == "printf three"
     await shell.kernel.answer_sandbox_boundary(session.id, asked.request_id, "allow_once")
-    assert [r.output for r in of_type([e async for e in stream], "tool_result")] == ["three"]
+    assert [r.output for r in of_type([e async for e in stream], ToolResult)] == ["three"]
 
     # … and so does the same program in another session.
     other = await shell.shell_session(workspace)
     stream = shell.kernel.start_turn(other.id, "t1", text="echo four")
-    [*_, asked] = await events_until(stream, "sandbox_boundary_request")
+    asked = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
     await shell.kernel.answer_sandbox_boundary(other.id, asked.request_id, "deny")
-    assert [c.stop_reason for c in of_type([e async for e in stream], "complete")] == ["denied"]
+    assert [c.stop_reason for c in of_type([e async for e in stream], Complete)] == ["denied"]
 
 
 async def test_bypass_never_asks(shell: ShellHarness, workspace: Path) -> None:
     session = await shell.shell_session(workspace, permission_mode="bypass")
     for turn, command in enumerate(["touch a", "rm a", "/bg true"]):
         events = [e async for e in shell.kernel.start_turn(session.id, f"t{turn}", text=command)]
-        assert of_type(events, "sandbox_boundary_request") == []
-        assert of_type(events, "interaction_resolved") == []
-        assert len(of_type(events, "tool_result")) == 1
+        assert of_type(events, SandboxBoundaryRequest) == []
+        assert of_type(events, InteractionResolved) == []
+        assert len(of_type(events, ToolResult)) == 1
     assert len(await shell.runs(session.id)) == 3
 
 
@@ -244,19 +256,19 @@ async def test_background_and_interactive_commands_start_pty_runs_that_outlive_t
                 "complete",
                 "turn_state",
             ]
-            [call] = of_type(events, "tool_call")
+            [call] = of_type(events, ToolCall)
             assert call.input == command
-            [result] = of_type(events, "tool_result")
+            [result] = of_type(events, ToolResult)
             ref = result.run_ref
             refs.append(ref)
             assert not result.is_error
             assert ref.startswith("maka://runtime/background-tasks/")
             assert result.output.startswith(f"started background PTY run {ref} (pid ")
             assert result.output.endswith(f"attach with: maka attach {ref}")
-            assert [t.text for t in of_type(events, "text_delta")] == [
+            assert [t.text for t in of_type(events, TextDelta)] == [
                 f"started `{command}` in the background as {ref}"
             ]
-            assert events[-1].status == "completed"
+            assert last(events, TurnState).status == "completed"
         background = {run.ref: run for run in await shell.runs(session.id)}
         assert sorted(background) == sorted(refs)
         for run in background.values():
@@ -268,7 +280,7 @@ async def test_background_and_interactive_commands_start_pty_runs_that_outlive_t
         await events_until(stream, "tool_output")
         await shell.kernel.stop_session(session.id, mode="immediate")
         events = [e async for e in stream]
-        [result] = of_type(events, "tool_result")
+        [result] = of_type(events, ToolResult)
         assert "cut short" in result.output
         for ref, run in background.items():
             assert shell.resource is not None
@@ -287,7 +299,7 @@ async def test_bg_without_a_command_runs_nothing(shell: ShellHarness, workspace:
     session = await shell.shell_session(workspace, permission_mode="bypass")
     events = [e async for e in shell.kernel.start_turn(session.id, "t1", text="/bg  ")]
     assert types(events) == ["text_delta", "complete", "turn_state"]
-    assert events[0].text == "nothing to run: the command is empty"
+    assert only(events[0], TextDelta).text == "nothing to run: the command is empty"
     assert await shell.runs(session.id) == []
 
 
@@ -309,7 +321,7 @@ async def test_messages_sent_into_a_running_turn_run_after_its_command_in_order(
     await asyncio.to_thread(gate.write_text, "go\n")
     events = await collected
 
-    calls = of_type(events, "tool_call")
+    calls = of_type(events, ToolCall)
     assert [(c.tool_call_id, c.input) for c in calls] == [
         ("t1-bash-1", first),
         ("t1-bash-2", "echo second"),
@@ -324,26 +336,26 @@ async def test_messages_sent_into_a_running_turn_run_after_its_command_in_order(
         ("tool_call", "t1-bash-3"),
         ("tool_result", "t1-bash-3"),
     ]
-    results = of_type(events, "tool_result")
+    results = of_type(events, ToolResult)
     assert [(r.output, r.exit_code) for r in results] == [
         ("got go\n", 0),
         ("second\n", 0),
         ("third\n[exit code 4]", 4),
     ]
     assert results[0].run_ref == held.ref
-    assert [c.stop_reason for c in of_type(events, "complete")] == ["end_turn"]
-    assert events[-1].status == "completed"
+    assert [c.stop_reason for c in of_type(events, Complete)] == ["end_turn"]
+    assert last(events, TurnState).status == "completed"
     runs = await shell.runs(session.id)
     assert [run.ref for run in runs] == [r.run_ref for r in results]
     assert {run.source_turn_id for run in runs} == {"t1"}
     log = await shell.log(session.id)
-    users = of_type(log, "user")
+    users = of_type(log, UserMessage)
     assert [(u.text, u.queued) for u in users] == [
         (first, False),
         ("echo second", True),
         ("echo third >&2; exit 4", True),
     ]
-    assert of_type(log, "system_note")[-1].kind == "session_start"  # nothing rejected
+    assert of_type(log, SystemNote)[-1].kind == "session_start"  # nothing rejected
 
 
 async def _collect(stream: object) -> list[SessionEvent]:

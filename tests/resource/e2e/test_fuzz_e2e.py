@@ -12,7 +12,7 @@ import dataclasses
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import grpc
 import pytest
@@ -41,17 +41,21 @@ class Target:
     server: Server
     channel: grpc.Channel
     ids: dict[str, list[str]]
+    #: The OpenConnection call whose connection the leases name, kept open for the whole module.
+    connection: object = None
 
     def call(self, method: str, request: message_module.Message) -> grpc.StatusCode:
-        call = self.channel.unary_unary(
-            f"/{SERVICE.full_name}/{method}",
-            request_serializer=lambda message: message.SerializeToString(),
-            response_deserializer=lambda data: data,
+        call: grpc.UnaryUnaryMultiCallable[message_module.Message, bytes] = (
+            self.channel.unary_unary(
+                f"/{SERVICE.full_name}/{method}",
+                request_serializer=lambda message: message.SerializeToString(),
+                response_deserializer=lambda data: data,
+            )
         )
         try:
             call(request, timeout=30)
         except grpc.RpcError as error:
-            return error.code()  # type: ignore[no-any-return]
+            return error.code()
         return grpc.StatusCode.OK
 
     def serving(self) -> bool:
@@ -61,7 +65,7 @@ class Target:
         return reply.status == health_pb2.HealthCheckResponse.SERVING and not self.server.failed
 
 
-async def _prepare(server: Server) -> dict[str, list[str]]:
+async def _prepare(server: Server) -> tuple[dict[str, list[str]], object]:
     """Objects that exist, so that generated ids hit them as well as miss."""
     stub = server.stub()
     other = "fuzz-other-session"
@@ -77,19 +81,19 @@ async def _prepare(server: Server) -> dict[str, list[str]]:
     )
     call = stub.OpenConnection(pb.OpenConnectionRequest(client_name="fuzz"))
     connection = (await call.read()).connection_id
-    server.service._fuzz_connection = call  # kept open for the whole module
     await stub.AcquireController(
         pb.AcquireControllerRequest(
             session_id=SESSION_ID, ref=pty.run.ref, controller_id="fuzz", connection_id=connection
         )
     )
-    return {
+    ids = {
         "session_id": [SESSION_ID, other],
         "ref": [pty.run.ref, pipes.run.ref, done.run.ref],
         "controller_id": ["fuzz"],
         "connection_id": [connection],
         "cwd": ["/", "/tmp"],
     }
+    return ids, call  # the call stays open for the whole module (in the Target)
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +104,8 @@ def target() -> Iterator[Target]:
     server = loop.run(start_server(data / "data", config))
     channel = grpc.insecure_channel(server.address)
     try:
-        ids = loop.run(_prepare(server))
-        yield Target(loop, server, channel, ids)
+        ids, connection = loop.run(_prepare(server))
+        yield Target(loop, server, channel, ids, connection)
     finally:
         channel.close()
         try:
@@ -110,13 +114,19 @@ def target() -> Iterator[Target]:
             loop.close()
 
 
+class LeaseFields(TypedDict):
+    session_id: str
+    ref: str
+    controller_id: str
+
+
 def _templates(target: Target, method: str) -> list[message_module.Message]:
     """Valid requests of *method* for the objects that exist: what the mutations start from."""
     ids = target.ids
     session, ref, connection = SESSION_ID, ids["ref"][0], ids["connection_id"][0]
     pipes_session, pipes_ref = ids["session_id"][1], ids["ref"][1]
-    lease = {"session_id": session, "ref": ref, "controller_id": "fuzz"}
-    return {
+    lease: LeaseFields = {"session_id": session, "ref": ref, "controller_id": "fuzz"}
+    templates: dict[str, list[message_module.Message]] = {
         "StartBackground": [
             pb.StartBackgroundRequest(session_id=session, command="true", cwd="/"),
             pb.StartBackgroundRequest(
@@ -133,7 +143,8 @@ def _templates(target: Target, method: str) -> list[message_module.Message]:
         "ReleaseController": [pb.ReleaseControllerRequest(**lease, connection_id="other")],
         "RegisterSession": [pb.RegisterSessionRequest(session_id="fuzz-new", cwd="/tmp")],
         "ArchiveSession": [pb.ArchiveSessionRequest(session_id="fuzz-archived")],
-    }.get(method, [])
+    }
+    return templates.get(method, [])
 
 
 def _check(target: Target, method: str, request: message_module.Message) -> None:
@@ -204,6 +215,7 @@ def test_the_bad_page_token_of_the_issue_is_invalid_argument_and_changes_nothing
             )
 
     target.loop.run(two_runs())
+    list_runs: grpc.UnaryUnaryMultiCallable[pb.ListRunsRequest, pb.ListRunsResponse]
     list_runs = target.channel.unary_unary(
         f"/{SERVICE.full_name}/ListRuns",
         request_serializer=lambda message: message.SerializeToString(),
@@ -211,7 +223,7 @@ def test_the_bad_page_token_of_the_issue_is_invalid_argument_and_changes_nothing
     )
     with pytest.raises(grpc.RpcError) as raised:
         list_runs(pb.ListRunsRequest(session_id=session, page_token="99999999999999999999.x"))
-    info = error_info(raised.value)  # type: ignore[arg-type]
+    info = error_info(raised.value)
     assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert info is not None and (info.reason, dict(info.metadata)) == (
         "INVALID_REQUEST",

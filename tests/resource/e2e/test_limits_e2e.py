@@ -60,7 +60,8 @@ async def test_a_run_with_undecodable_output_stays_below_the_client_limit(server
 async def test_list_runs_pages_fit_a_default_client(server: Server) -> None:
     stub = server.stub()
     refs = [(await foreground(stub, INVALID_UTF8)).ref for _ in range(6)]
-    token, listed, pages = "", [], 0
+    token, pages = "", 0
+    listed: list[str] = []
     while True:
         page = await stub.ListRuns(pb.ListRunsRequest(session_id=SESSION_ID, page_token=token))
         assert page.ByteSize() <= PAGE_BYTES + 64 * 1024

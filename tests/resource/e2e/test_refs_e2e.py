@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import grpc
 from maka.resource.v1 import resource_pb2 as pb
@@ -119,6 +119,12 @@ async def test_every_rpc_that_takes_a_ref_works_without_a_session(server: Server
     assert not server.failed
 
 
+class LeaseFields(TypedDict):
+    ref: str
+    controller_id: str
+    connection_id: str
+
+
 async def test_a_session_that_is_not_the_runs_is_not_found(server: Server) -> None:
     stub = server.stub()
     run = await start_pty(stub)
@@ -132,7 +138,7 @@ async def test_a_session_that_is_not_the_runs_is_not_found(server: Server) -> No
             await call.write(pb.AttachRequest(start=start))
             return await call.read()
 
-        lease = {"ref": ref, "controller_id": "c", "connection_id": connection}
+        lease: LeaseFields = {"ref": ref, "controller_id": "c", "connection_id": connection}
         return [
             ("GetRun", lambda: stub.GetRun(pb.GetRunRequest(session_id=OTHER, ref=ref))),
             ("StopRun", lambda: stub.StopRun(pb.StopRunRequest(session_id=OTHER, ref=ref))),

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	commonv1 "maka.dev/runtime/clients/go/gen/maka/common/v1"
 	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
 	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
 	"maka.dev/runtime/clients/go/maka"
@@ -123,7 +124,7 @@ func Run(ctx context.Context, client *maka.Client, opts Options, out io.Writer) 
 
 	_, _, err = client.AcquireController(ctx, opts.Session, ref, "maka-demo-second", nil)
 	info := maka.ErrorInfo(err)
-	if status.Code(err) != codes.Aborted || info.GetReason() != "OPERATION_CONFLICT" {
+	if status.Code(err) != codes.Aborted || !maka.HasReason(err, commonv1.ErrorReason_ERROR_REASON_OPERATION_CONFLICT) {
 		return fmt.Errorf("second controller: got %v, want ABORTED/OPERATION_CONFLICT", err)
 	}
 	fmt.Fprintf(out, "second controller: %v %s\n", status.Code(err), info.GetReason())

@@ -19,6 +19,11 @@ PERMISSION_MODES = {"ask": pb.PERMISSION_MODE_ASK, "bypass": pb.PERMISSION_MODE_
 
 
 def register(commands: Any) -> None:
+    _register_new(commands)
+    _register_management(commands)
+
+
+def _register_new(commands: Any) -> None:
     new = commands.add_parser("new", help="create a session")
     new.add_argument("workspace", nargs="?", default=None, help="workspace root (default: .)")
     new.add_argument("--name", default="")
@@ -38,6 +43,8 @@ def register(commands: Any) -> None:
     )
     new.set_defaults(handler=cmd_new)
 
+
+def _register_management(commands: Any) -> None:
     ls = commands.add_parser("ls", help="list sessions, newest first")
     ls.add_argument("--archived", action="store_true", help="archived sessions instead")
     ls.add_argument("--label", default="")

@@ -31,7 +31,8 @@ class KernelServiceStub:
     Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
     reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
     SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-    such as the offending "field" or the "active_turn_id".
+    such as the offending "field" or the "active_turn_id". Every reason is in the registry
+    maka.common.v1.ErrorReason.
     """
 
     def __init__(self, channel):
@@ -123,7 +124,8 @@ class KernelServiceServicer:
     Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
     reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
     SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-    such as the offending "field" or the "active_turn_id".
+    such as the offending "field" or the "active_turn_id". Every reason is in the registry
+    maka.common.v1.ErrorReason.
     """
 
     def GetServerInfo(self, request, context):
@@ -328,7 +330,8 @@ class KernelService:
     Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
     reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
     SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-    such as the offending "field" or the "active_turn_id".
+    such as the offending "field" or the "active_turn_id". Every reason is in the registry
+    maka.common.v1.ErrorReason.
     """
 
     @staticmethod

@@ -32,7 +32,8 @@ class KernelServiceStub:
     Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
     reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
     SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-    such as the offending "field" or the "active_turn_id".
+    such as the offending "field" or the "active_turn_id". Every reason is in the registry
+    maka.common.v1.ErrorReason.
     """
 
     @_typing.overload
@@ -85,7 +86,8 @@ class KernelServiceAsyncStub(KernelServiceStub):
     Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
     reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
     SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-    such as the offending "field" or the "active_turn_id".
+    such as the offending "field" or the "active_turn_id". Every reason is in the registry
+    maka.common.v1.ErrorReason.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -134,7 +136,8 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
     Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
     reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
     SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-    such as the offending "field" or the "active_turn_id".
+    such as the offending "field" or the "active_turn_id". Every reason is in the registry
+    maka.common.v1.ErrorReason.
     """
 
     @_abc_1.abstractmethod

@@ -32,7 +32,8 @@ class ResourceServiceStub:
     INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
-    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
+    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -131,7 +132,8 @@ class ResourceServiceServicer:
     INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
-    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
+    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -364,7 +366,8 @@ class ResourceService:
     INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
-    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
+    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a

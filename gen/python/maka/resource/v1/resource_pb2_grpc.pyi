@@ -33,7 +33,8 @@ class ResourceServiceStub:
     INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
-    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
+    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -124,7 +125,8 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
-    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
+    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -211,7 +213,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     INVALID_ARGUMENT/INVALID_REQUEST (metadata "field" names the offending field),
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
-    INTERNAL/PERSISTENCE_FAILED and INTERNAL/INTERNAL_FAILURE.
+    UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
+    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a

@@ -47,7 +47,8 @@ const (
 // Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
 // reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
 // SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-// such as the offending "field" or the "active_turn_id".
+// such as the offending "field" or the "active_turn_id". Every reason is in the registry
+// maka.common.v1.ErrorReason.
 type KernelServiceClient interface {
 	// GetServerInfo describes this kernel process: version, state and where it keeps its data.
 	GetServerInfo(ctx context.Context, in *GetServerInfoRequest, opts ...grpc.CallOption) (*GetServerInfoResponse, error)
@@ -271,7 +272,8 @@ func (c *kernelServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest,
 // Errors are a gRPC status with a google.rpc.ErrorInfo detail (domain "kernel.maka"): the
 // reason is a stable upper-case code (INVALID_REQUEST, NOT_FOUND, SESSION_BUSY,
 // SESSION_QUARANTINED, HOST_DRAINING, ALREADY_RESOLVED …) and the metadata carries specifics
-// such as the offending "field" or the "active_turn_id".
+// such as the offending "field" or the "active_turn_id". Every reason is in the registry
+// maka.common.v1.ErrorReason.
 type KernelServiceServer interface {
 	// GetServerInfo describes this kernel process: version, state and where it keeps its data.
 	GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error)
