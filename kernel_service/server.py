@@ -41,6 +41,7 @@ from kernel_service.core import (
     RuntimeKernel,
 )
 from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
+from kernel_service.core.recovery import recover_interrupted
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import ResourceLink
@@ -274,7 +275,7 @@ class KernelService:
                 self._owner.lease,
                 synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
             )
-            report = await self.store.recover_interrupted(now_ms())
+            report = await recover_interrupted(self.store, now_ms())
         except KernelError as error:
             self._owner.close()
             raise StartupError(f"cannot open the session store: {error}") from error

@@ -60,6 +60,7 @@ from kernel_service.core.kernel import RuntimeKernel
 from kernel_service.core.log.events import StoredMessage as StoredMessage
 from kernel_service.core.log.session_log import SessionWatch
 from kernel_service.core.log.stream import TurnStream
+from kernel_service.core.recovery import SweepReport
 from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
 from kernel_service.core.sessions import NewSession, SessionUpdate
 from kernel_service.core.store import (
@@ -67,7 +68,6 @@ from kernel_service.core.store import (
     InteractionStore,
     Resolution,
     SessionStore,
-    SweepReport,
 )
 from kernel_service.core.tools import HostShutdownReport as HostShutdownReport
 from kernel_service.core.turns.drain import DrainedTurn, DrainReport
