@@ -317,10 +317,7 @@ class KernelService:
 
     async def drain(self, grace: float) -> kernel_pb2.ShutdownResponse:
         assert self.kernel is not None
-        report = await self.kernel.drain(grace=grace, escalation_grace=ESCALATION_GRACE)
-        # Everything is on the record: watchers end now rather than hold the exit for the
-        # server's stop grace, and resume on the next host from their last seq.
-        self.kernel.end_readers()
+        report = await self.kernel.shut_down(grace=grace, escalation_grace=ESCALATION_GRACE)
         for turn in report.turns:
             log.info(
                 "drain: turn %s of session %s %s%s",

@@ -49,7 +49,7 @@ from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionRecord, SessionStore
 from kernel_service.core.tools import ToolHost, ToolSessionAction, tell_tool_host
 from kernel_service.core.turns.admission import TurnAdmission
-from kernel_service.core.turns.drain import DrainReport, KernelDrain
+from kernel_service.core.turns.drain import DrainReport, DrainRung, KernelDrain
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.run import Run, StopOutcome
 from kernel_service.core.turns.runner import Runner
@@ -135,6 +135,11 @@ class RuntimeKernel:
     @property
     def draining(self) -> bool:
         return self._drain.draining
+
+    @property
+    def drain_rung(self) -> DrainRung:
+        """How far the kernel's drain has gone (see :mod:`.turns.drain`)."""
+        return self._drain.rung
 
     def active_turn(self, session_id: str) -> str | None:
         run = self._sessions.active_run(session_id)
@@ -404,6 +409,14 @@ class RuntimeKernel:
     ) -> DrainReport:
         """Admit no new turns; stop running ones ``after_step``, ``immediate`` after *grace*."""
         return await self._drain.stop_turns(
+            grace=grace, escalation_grace=escalation_grace, source=source
+        )
+
+    async def shut_down(
+        self, *, grace: float, escalation_grace: float = 5.0, source: str = "host_shutdown"
+    ) -> DrainReport:
+        """:meth:`drain`, then :meth:`end_readers`: the kernel's part of the host's shutdown."""
+        return await self._drain.shut_down(
             grace=grace, escalation_grace=escalation_grace, source=source
         )
 

@@ -16,9 +16,11 @@ from kernel_service.core import (
     SessionBusyError,
     SessionStore,
     SessionUpdate,
+    SessionWatch,
     TurnStream,
 )
 from kernel_service.core.log.events import ErrorEvent, SessionEvent, TurnState, UserQuestionRequest
+from kernel_service.core.turns.drain import DrainRung
 from tests.support.typed import last, only
 
 from .harness import Harness, kinds, make_harness
@@ -377,3 +379,33 @@ async def test_a_stop_after_the_turn_recorded_its_end_writes_no_second_terminal_
     assert not [m for m in messages if m.type == "system_note" and m.kind == "abort"]
     [turn] = await harness.kernel.list_turns(session.id)
     assert turn.status == "completed"
+
+
+async def test_the_drain_climbs_its_rungs_in_order_and_never_back(harness: Harness) -> None:
+    session = await harness.session()
+    kernel = harness.kernel
+    rungs = [kernel.drain_rung]
+    kernel.begin_drain()
+    rungs.append(kernel.drain_rung)
+    watch = await kernel.watch_session(session.id)
+    report = await kernel.shut_down(grace=0.5, escalation_grace=1)
+    rungs.append(kernel.drain_rung)
+    kernel.begin_drain()  # an earlier rung is never taken again
+    rungs.append(kernel.drain_rung)
+    await kernel.close()
+    rungs.append(kernel.drain_rung)
+    assert rungs == [
+        DrainRung.SERVING,
+        DrainRung.ADMISSION_CLOSED,
+        DrainRung.READERS_ENDED,
+        DrainRung.READERS_ENDED,
+        DrainRung.CLOSED,
+    ]
+    assert report.turns == ()
+    # The readers ended with the shutdown: the watch ends rather than wait for entries.
+    await asyncio.wait_for(_drain_watch(watch), 5)
+
+
+async def _drain_watch(watch: SessionWatch) -> None:
+    async for _ in watch:
+        pass

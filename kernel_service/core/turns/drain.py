@@ -103,6 +103,16 @@ class KernelDrain:
         await _wait_settled(late, escalation_grace)
         return DrainReport(turns=tuple(_drained(run, first[run], second.get(run)) for run in runs))
 
+    async def shut_down(self, *, grace: float, escalation_grace: float, source: str) -> DrainReport:
+        """The host's shutdown: stop the running turns, then end every reader."""
+        report = await self.stop_turns(
+            grace=grace, escalation_grace=escalation_grace, source=source
+        )
+        # Everything is on the record: watchers end now rather than hold the exit for the
+        # server's stop grace, and resume on the next host from their last seq.
+        self.end_readers()
+        return report
+
     def end_readers(self) -> None:
         self._reach(DrainRung.READERS_ENDED)
         for runtime in self._sessions.runtimes():
