@@ -40,7 +40,8 @@ from kernel_service.core import (
     KernelError,
     RuntimeKernel,
 )
-from kernel_service.core.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
+from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
+from kernel_service.core.recovery import recover_interrupted
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import ResourceLink
@@ -96,12 +97,8 @@ def _synchronous(value: str) -> str:
     return value.upper()
 
 
-def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
-    settings = SettingsParser(
-        service="kernel",
-        description="Maka Runtime kernel service: sessions, turns, stops, interactions.",
-        default_port=DEFAULT_PORT,
-    )
+def _add_link_settings(settings: SettingsParser) -> None:
+    """Where the resource service is and how the kernel talks to it."""
     settings.add(
         "resource-address",
         type=target_address,
@@ -109,6 +106,24 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="HOST:PORT",
         help="where the resource service listens",
     )
+    settings.add(
+        "resource-timeout",
+        type=positive_seconds,
+        default="10",
+        metavar="SECONDS",
+        help="deadline of each call to the resource service (stopping a run gets 15 s more)",
+    )
+    settings.add(
+        "shutdown-resource",
+        type=_yes_no,
+        default="yes",
+        metavar="yes|no",
+        help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
+    )
+
+
+def _add_turn_settings(settings: SettingsParser) -> None:
+    """How turns run: durability, backends, interaction timeouts."""
     settings.add(
         "answer-timeout",
         type=positive_seconds,
@@ -138,20 +153,10 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="shell|llm|scripted",
         help="the backend of sessions created without one",
     )
-    settings.add(
-        "resource-timeout",
-        type=positive_seconds,
-        default="10",
-        metavar="SECONDS",
-        help="deadline of each call to the resource service (stopping a run gets 15 s more)",
-    )
-    settings.add(
-        "shutdown-resource",
-        type=_yes_no,
-        default="yes",
-        metavar="yes|no",
-        help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
-    )
+
+
+def _add_limit_settings(settings: SettingsParser) -> None:
+    """The kernel's limits (see the README's limits section)."""
     settings.add(
         "max-page-bytes",
         type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
@@ -175,6 +180,17 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         metavar="BYTES",
         help="most bytes of text queued into one running turn (SendMessage)",
     )
+
+
+def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
+    settings = SettingsParser(
+        service="kernel",
+        description="Maka Runtime kernel service: sessions, turns, stops, interactions.",
+        default_port=DEFAULT_PORT,
+    )
+    _add_link_settings(settings)
+    _add_turn_settings(settings)
+    _add_limit_settings(settings)
     common, ns = settings.parse(argv)
     return KernelConfig(
         common=common,
@@ -231,7 +247,7 @@ class KernelService:
         self.config = config
         self._owner: RootOwner | None = None
         self._host: ServerHost | None = None
-        self._store: SqliteSessionStore | None = None
+        self.store: SqliteSessionStore | None = None
         self._interactions: HostedInteractionAuthority | None = None
         self.kernel: RuntimeKernel | None = None
         self.resources: ResourceLink | None = None
@@ -255,11 +271,11 @@ class KernelService:
         except (StorageRootError, OSError) as error:
             raise StartupError(str(error)) from error
         try:
-            self._store = await SqliteSessionStore.open(
+            self.store = await SqliteSessionStore.open(
                 self._owner.lease,
                 synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
             )
-            report = await self._store.recover_interrupted(now_ms())
+            report = await recover_interrupted(self.store, now_ms())
         except KernelError as error:
             self._owner.close()
             raise StartupError(f"cannot open the session store: {error}") from error
@@ -272,10 +288,10 @@ class KernelService:
                 len(report.interactions_closed),
             )
         self._interactions = HostedInteractionAuthority(
-            self._store, now=now_ms, answer_timeout=self.config.answer_timeout
+            self.store, now=now_ms, answer_timeout=self.config.answer_timeout
         )
         self.kernel = RuntimeKernel(
-            store=self._store,
+            store=self.store,
             backends=self.backends,
             interaction_authority=self._interactions,
             message_authority=HostedMessageAuthority(
@@ -301,10 +317,7 @@ class KernelService:
 
     async def drain(self, grace: float) -> kernel_pb2.ShutdownResponse:
         assert self.kernel is not None
-        report = await self.kernel.drain(grace=grace, escalation_grace=ESCALATION_GRACE)
-        # Everything is on the record: watchers end now rather than hold the exit for the
-        # server's stop grace, and resume on the next host from their last seq.
-        self.kernel.end_readers()
+        report = await self.kernel.shut_down(grace=grace, escalation_grace=ESCALATION_GRACE)
         for turn in report.turns:
             log.info(
                 "drain: turn %s of session %s %s%s",
@@ -337,8 +350,8 @@ class KernelService:
             await self.resources.close()
         if self._interactions is not None:
             await self._interactions.aclose()
-        if self._store is not None:
-            await self._store.close()
+        if self.store is not None:
+            await self.store.close()
         if self._owner is not None:
             self._owner.close()
 

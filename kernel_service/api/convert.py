@@ -10,6 +10,7 @@ from maka.kernel.v1 import kernel_pb2 as pb
 
 from kernel_service.core import (
     DrainReport,
+    HostShutdownReport,
     InteractionRecord,
     InvalidRequestError,
     NewSession,
@@ -17,10 +18,9 @@ from kernel_service.core import (
     SessionQuery,
     SessionUpdate,
     StopMode,
+    StoredMessage,
     TurnRecord,
 )
-from kernel_service.core.events import StoredMessage
-from kernel_service.core.tools import HostShutdownReport
 
 SESSION_STATUS: Final[Mapping[str, int]] = {
     "active": pb.SESSION_STATUS_ACTIVE,

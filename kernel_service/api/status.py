@@ -20,7 +20,7 @@ from typing import Final
 import grpc
 from maka.common.v1 import errors_pb2 as r
 
-from kernel_service.core import errors as e
+from kernel_service import core as e
 from maka_common.status import KERNEL_DOMAIN, ErrorMapping, Failure, Rule
 
 __all__ = ["MAPPING", "RULES", "Failure", "failure_of", "streaming", "unary"]

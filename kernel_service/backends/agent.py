@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import shlex
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -30,7 +30,7 @@ from kernel_service.core.backend import (
     StopReason,
     UserQuestionResponse,
 )
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     BackendEvent,
     SandboxBoundaryRequest,
     ToolCall,
@@ -293,34 +293,12 @@ class BashTool:
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
         header = input.header
-        cwd = call.cwd or header.cwd
         if header.permission_mode == "ask" and not self.approvals.allows(
             input.session_id, call.command
         ):
-            request_id = f"{call.call_id}-approval"
-            key = approval_key(call.command)
-            scope = "this exact command line" if key.startswith("\0") else f"every {key!r} command"
-            reason = call.reason or "run a shell command"
-            waiter = self.control.expect_answer(request_id)
-            yield SandboxBoundaryRequest(
-                turn_id=turn_id,
-                request_id=request_id,
-                command=call.command,
-                cwd=cwd,
-                reason=f"{reason} (allow_session allows {scope})",
-            )
-            try:
-                response = await self.control.answer(request_id, waiter)
-            except Stopped:
-                yield self._result(input, call, "not run: the turn was stopped", error=True)
-                raise
-            assert isinstance(response, SandboxBoundaryResponse)
-            if response.decision == "deny":
-                why = f" ({response.reason})" if response.reason else ""
-                yield self._result(input, call, f"not run: denied{why}", error=True)
-                raise Denied(call.command)
-            if response.decision == "allow_session":
-                self.approvals.allow(input.session_id, call.command)
+            async with contextlib.aclosing(self._approval(input, call)) as approval:
+                async for event in approval:
+                    yield event
         host = self.host
         if host is None:
             raise ToolHostMissingError("no resource service is configured for this kernel")
@@ -344,10 +322,8 @@ class BashTool:
                 run = await host.start_background(spec)
                 kind = "PTY" if call.pty else "pipes"
                 attach = f"; attach with: maka attach {run.ref}" if call.pty else ""
-                text = (
-                    f"started background {kind} run {run.ref} (pid {run.pid}, {run.status}){attach}"
-                )
-                yield self._result(input, call, text, run=run, error=not run.active)
+                text = f"started background {kind} run {run.ref} (pid {run.pid}, {run.status})"
+                yield self._result(input, call, text + attach, run=run, error=not run.active)
                 return
             async for event in self._foreground(host, input, call, spec):
                 yield event
@@ -356,6 +332,35 @@ class BashTool:
             raise
         if self.last is not None and self.last.cut_short and self.control.interrupted:
             raise Stopped
+
+    async def _approval(
+        self, input: BackendSendInput, call: BashCall
+    ) -> AsyncGenerator[BackendEvent, None]:
+        """Ask for the call's sandbox-boundary approval; raise unless it is granted."""
+        request_id = f"{call.call_id}-approval"
+        key = approval_key(call.command)
+        scope = "this exact command line" if key.startswith("\0") else f"every {key!r} command"
+        reason = call.reason or "run a shell command"
+        waiter = self.control.expect_answer(request_id)
+        yield SandboxBoundaryRequest(
+            turn_id=input.turn_id,
+            request_id=request_id,
+            command=call.command,
+            cwd=call.cwd or input.header.cwd,
+            reason=f"{reason} (allow_session allows {scope})",
+        )
+        try:
+            response = await self.control.answer(request_id, waiter)
+        except Stopped:
+            yield self._result(input, call, "not run: the turn was stopped", error=True)
+            raise
+        assert isinstance(response, SandboxBoundaryResponse)
+        if response.decision == "deny":
+            why = f" ({response.reason})" if response.reason else ""
+            yield self._result(input, call, f"not run: denied{why}", error=True)
+            raise Denied(call.command)
+        if response.decision == "allow_session":
+            self.approvals.allow(input.session_id, call.command)
 
     async def _foreground(
         self, host: ToolHost, input: BackendSendInput, call: BashCall, spec: RunSpec

@@ -45,7 +45,7 @@ from kernel_service.core.backend import (
     SandboxBoundaryResponse,
     UserQuestionResponse,
 )
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     BackendEvent,
     Complete,
     ErrorEvent,

@@ -38,7 +38,7 @@ from kernel_service.backends.agent import (
 from kernel_service.core.backend import (
     BackendSendInput,
 )
-from kernel_service.core.events import BackendEvent, Complete, TextDelta
+from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.tools import ToolHost
 

@@ -1,6 +1,10 @@
 """The kernel's domain core: pure asyncio, no gRPC, no generated code.
 
-Public names are re-exported here; everything else is internal to its module.
+Public names are re-exported here; everything else is internal to its module. The API layer
+imports only from here (an import contract checks it): the pinned public surface in
+``__all__``, and the few shapes it converts besides (log entries, the cascade's report, the
+failure description: ``StoredMessage``, ``HostShutdownReport``, ``describe``), re-exported
+explicitly (``import X as X``).
 """
 
 from kernel_service.core.backend import (
@@ -38,11 +42,13 @@ from kernel_service.core.errors import (
     combine_failures,
     contains_failure,
 )
-from kernel_service.core.interaction import AnsweringAuthority, HostedInteractionAuthority
-from kernel_service.core.kernel import DrainedTurn, DrainReport, RuntimeKernel
-from kernel_service.core.log import SessionWatch
-from kernel_service.core.messaging import HostedMessageAuthority
-from kernel_service.core.owners import (
+from kernel_service.core.errors import describe as describe
+from kernel_service.core.interactions.authority import (
+    AnsweringAuthority,
+    HostedInteractionAuthority,
+)
+from kernel_service.core.interactions.messaging import HostedMessageAuthority
+from kernel_service.core.interactions.owners import (
     InteractionAuthority,
     InteractionOwner,
     InteractionResponder,
@@ -50,7 +56,11 @@ from kernel_service.core.owners import (
     MessageOwner,
     RunIdentity,
 )
-from kernel_service.core.run import StopOutcome
+from kernel_service.core.kernel import RuntimeKernel
+from kernel_service.core.log.events import StoredMessage as StoredMessage
+from kernel_service.core.log.session_log import SessionWatch
+from kernel_service.core.log.stream import TurnStream
+from kernel_service.core.recovery import SweepReport
 from kernel_service.core.session import SessionHeader, SessionPage, SessionQuery, TurnRecord
 from kernel_service.core.sessions import NewSession, SessionUpdate
 from kernel_service.core.store import (
@@ -58,9 +68,10 @@ from kernel_service.core.store import (
     InteractionStore,
     Resolution,
     SessionStore,
-    SweepReport,
 )
-from kernel_service.core.turn_stream import TurnStream
+from kernel_service.core.tools import HostShutdownReport as HostShutdownReport
+from kernel_service.core.turns.drain import DrainedTurn, DrainReport
+from kernel_service.core.turns.run import StopOutcome
 from kernel_service.core.validation import KernelLimits
 
 __all__ = [

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from kernel_service.core.errors import BackendUnavailableError
-from kernel_service.core.events import BackendEvent, SandboxDecision
+from kernel_service.core.log.events import BackendEvent, SandboxDecision
 from kernel_service.core.session import SessionHeader
 
 StopReason = Literal["user_stop", "redirect"]

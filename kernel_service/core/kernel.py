@@ -1,42 +1,36 @@
-"""The runtime kernel: sessions, turns, stops, interactions, drain.
+"""The runtime kernel: the one façade the API layer talks to.
 
-:class:`RuntimeKernel` is the one object the API layer talks to. It owns the per-session runtime
-(backend generations, the active run, the log and its readers) and delegates the run lifecycle
-to :mod:`.runner`, stops to :mod:`.stop` and event reading to :mod:`.turn_stream`/:mod:`.log`.
+:class:`RuntimeKernel` checks each request's arguments and hands it to the part that owns the
+rule: admission (:mod:`.turns.admission`), the run lifecycle (:mod:`.turns.runner`), stops
+(:mod:`.turns.stop`), drain (:mod:`.turns.drain`), the session table (:mod:`.sessions`) and the
+log's readers (:mod:`.log`). It builds those parts once, on frozen dependencies
+(:class:`~kernel_service.core.deps.KernelDeps`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import itertools
 import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
 from kernel_service.core.backend import STOP_MODES, BackendRegistry, QueuedMessage, StopMode
-from kernel_service.core.context import BackendActivation, KernelContext, run_directly
+from kernel_service.core.deps import BackendActivation, KernelDeps, run_directly
 from kernel_service.core.errors import (
     HostDrainingError,
     InvalidRequestError,
-    NotFoundError,
-    OperationConflictError,
     OutOfRangeError,
-    RuntimeInteractionInvariantError,
     SessionBusyError,
     combine_failures,
     describe,
 )
-from kernel_service.core.events import StoredMessage, SystemNote
-from kernel_service.core.interaction import AnsweringAuthority
-from kernel_service.core.log import SessionWatch
-from kernel_service.core.messaging import HostedMessageAuthority, MessageQueue
-from kernel_service.core.owners import InteractionAuthority, MessageAuthority
-from kernel_service.core.run import Run, StopOutcome
-from kernel_service.core.runner import Runner
+from kernel_service.core.interactions.answers import TurnInteractions
+from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
+from kernel_service.core.log.events import StoredMessage, SystemNote
+from kernel_service.core.log.session_log import SessionWatch
+from kernel_service.core.log.stream import TurnStream
 from kernel_service.core.session import (
     SessionHeader,
     SessionPage,
@@ -44,36 +38,33 @@ from kernel_service.core.session import (
     TurnPage,
     TurnRecord,
 )
-from kernel_service.core.sessions import NewSession, SessionUpdate, build_header, patch_for
+from kernel_service.core.sessions import (
+    NewSession,
+    SessionTable,
+    SessionUpdate,
+    build_header,
+    patch_for,
+)
 from kernel_service.core.sizes import fitting
-from kernel_service.core.stop import StopCoordinator
 from kernel_service.core.store import InteractionRecord, SessionStore
-from kernel_service.core.tools import ToolHost, ToolHostError
-from kernel_service.core.turn_stream import TurnStream
+from kernel_service.core.tools import ToolHost, ToolSessionAction, tell_tool_host
+from kernel_service.core.turns.admission import TurnAdmission
+from kernel_service.core.turns.drain import DrainReport, DrainRung, KernelDrain
+from kernel_service.core.turns.generation import Generation
+from kernel_service.core.turns.run import Run, StopOutcome
+from kernel_service.core.turns.runner import Runner
+from kernel_service.core.turns.stop import StopCoordinator
+from kernel_service.core.turns.turn_ends import PendingTurnEnds
 from kernel_service.core.validation import (
     KernelLimits,
-    check_answers,
     check_id,
     check_length,
     check_source,
     check_text,
 )
-from maka_common.aio import race
+from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class DrainedTurn:
-    session_id: str
-    turn_id: str
-    outcome: Literal["stopped_after_step", "stopped_immediately", "unsettled"]
-    failure: str = ""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class DrainReport:
-    turns: tuple[DrainedTurn, ...] = ()
 
 
 def _default_now() -> int:
@@ -104,7 +95,8 @@ class RuntimeKernel:
         limits: KernelLimits | None = None,
         tool_host: ToolHost | None = None,
     ) -> None:
-        self._ctx = KernelContext(
+        self.limits = limits or KernelLimits()
+        deps = KernelDeps(
             store=store,
             backends=backends,
             interaction_authority=interaction_authority,
@@ -112,50 +104,80 @@ class RuntimeKernel:
             new_id=new_id or _default_new_id,
             now=now or _default_now,
             run_backend_activation=run_backend_activation or run_directly,
+            tasks=TaskOwner(),
+            max_event_bytes=self.limits.max_event_bytes,
         )
-        self.limits = limits or KernelLimits()
-        self._ctx.max_event_bytes = self.limits.max_event_bytes
-        self._runner = Runner(self._ctx)
-        self._stops = StopCoordinator(self._ctx)
-        self._closed = False
+        self._deps = deps
+        self._sessions = SessionTable(deps)
+        turn_ends = PendingTurnEnds(
+            append=self._sessions.append,
+            update_header=store.update_header,
+            tasks=deps.tasks,
+            new_id=deps.new_id,
+            now=deps.now,
+        )
+        self._stops = StopCoordinator(deps, self._sessions, turn_ends)
+        self._drain = KernelDrain(deps, self._sessions, self._stops)
+        self._admission = TurnAdmission(
+            deps, self._sessions, turn_ends, lambda: self._drain.draining
+        )
+        self._runner = Runner(deps, self._sessions, self._admission, turn_ends)
+        self._interactions = TurnInteractions(
+            deps, self._sessions, self._runner.recorder, self.limits, lambda: self._drain.draining
+        )
         #: Where tools run; told about sessions as they are created, archived and deleted.
         self.tool_host = tool_host
 
     @property
     def store(self) -> SessionStore:
-        return self._ctx.store
+        return self._deps.store
 
     @property
     def draining(self) -> bool:
-        return self._ctx.draining
+        return self._drain.draining
+
+    @property
+    def drain_rung(self) -> DrainRung:
+        """How far the kernel's drain has gone (see :mod:`.turns.drain`)."""
+        return self._drain.rung
 
     def active_turn(self, session_id: str) -> str | None:
-        runtime = self._ctx.sessions.get(session_id)
-        run = runtime.active_run if runtime is not None else None
+        run = self._sessions.active_run(session_id)
         return run.turn_id if run is not None else None
+
+    def backend_generation(self, session_id: str) -> Generation | None:
+        """The session's cached backend generation (its number, stop and disposal state)."""
+        runtime = self._sessions.get(session_id)
+        return runtime.generation if runtime is not None else None
+
+    async def wait_settled(self, session_id: str) -> None:
+        """Return once the session has no active turn (at once if it has none)."""
+        run = self._sessions.active_run(session_id)
+        if run is not None:
+            await run.settled.wait()
 
     # -- sessions ------------------------------------------------------------------------------
 
     async def create_session(self, spec: NewSession) -> SessionHeader:
-        session_id = spec.session_id or self._ctx.new_id()
+        session_id = spec.session_id or self._deps.new_id()
         check_id("session_id", session_id)
-        header = build_header(spec, session_id, self._ctx.now(), self._ctx.backends)
-        if self._ctx.draining:
+        header = build_header(spec, session_id, self._deps.now(), self._deps.backends)
+        if self._drain.draining:
             raise HostDrainingError("sessions")
-        created = await self._ctx.store.create(header)
+        created = await self._deps.store.create(header)
         note = SystemNote(
             kind="session_start",
             text=f"session created with backend {header.backend}",
-            id=self._ctx.new_id(),
+            id=self._deps.new_id(),
             ts=header.created_at,
         )
-        await self._ctx.append(session_id, [note])
+        await self._sessions.append(session_id, [note])
         await self._tell_tool_host(session_id, "register", created)
         return created
 
     async def get_session(self, session_id: str) -> SessionHeader:
         check_id("session_id", session_id)
-        return await self._ctx.store.read_header(session_id)
+        return await self._deps.store.read_header(session_id)
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
         if not 1 <= query.page_size <= self.limits.max_page_size:
@@ -165,20 +187,20 @@ class RuntimeKernel:
         check_length("page_token", query.page_token)
         if query.label is not None:
             check_length("label", query.label)
-        return await self._ctx.store.list_sessions(
+        return await self._deps.store.list_sessions(
             dataclasses.replace(query, max_bytes=self.limits.max_response_bytes)
         )
 
     async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
         check_id("session_id", session_id)
-        header = await self._ctx.store.read_header(session_id)
-        patch = patch_for(update, self._ctx.now(), header)
+        header = await self._deps.store.read_header(session_id)
+        patch = patch_for(update, self._deps.now(), header)
         if update.archived and not header.is_archived:
             # Archiving a session stops what runs in it first.
             await self.stop_session(session_id, source="archive", mode="immediate")
         if not patch:
             return header
-        updated = await self._ctx.store.update_header(session_id, patch)
+        updated = await self._deps.store.update_header(session_id, patch)
         if update.archived is not None and update.archived != header.is_archived:
             if update.archived:
                 await self._tell_tool_host(session_id, "archive", updated)
@@ -189,41 +211,20 @@ class RuntimeKernel:
         return updated
 
     async def _tell_tool_host(
-        self,
-        session_id: str,
-        action: Literal["register", "archive", "delete"],
-        header: SessionHeader | None = None,
+        self, session_id: str, action: ToolSessionAction, header: SessionHeader | None = None
     ) -> None:
-        """Keep the tool host's view of the session in step (best effort: the kernel is the
-        source of truth; a host that is down learns of an archive on its next call)."""
-        host = self.tool_host
-        if host is None:
-            return
-        try:
-            if action == "register":
-                assert header is not None
-                await host.ensure_session(header, wait=False)
-            else:
-                stopped = await host.archive_session(session_id, deleted=action == "delete")
-                if stopped:
-                    log.info(
-                        "%s of session %s stopped %d run(s) on the resource service",
-                        action,
-                        session_id,
-                        len(stopped),
-                    )
-        except ToolHostError as error:
-            log.warning("could not %s session %s on the tool host: %s", action, session_id, error)
+        if self.tool_host is not None:
+            await tell_tool_host(self.tool_host, session_id, action, header)
 
     async def delete_session(self, session_id: str) -> None:
         check_id("session_id", session_id)
-        runtime = self._ctx.sessions.get(session_id)
+        runtime = self._sessions.get(session_id)
         if runtime is not None and runtime.active_run is not None:
             raise SessionBusyError(session_id, runtime.active_run.turn_id)
-        await self._ctx.store.remove(session_id)
+        await self._deps.store.remove(session_id)
         await self._tell_tool_host(session_id, "delete")
         if runtime is not None:
-            self._ctx.sessions.pop(session_id, None)
+            self._sessions.forget(session_id)
             runtime.log.close(removed=True)
             generation = runtime.generation
             if generation is not None and generation.active:
@@ -246,14 +247,14 @@ class RuntimeKernel:
             raise InvalidRequestError(
                 "limit", f"must be between 1 and {self.limits.max_read_batch}"
             )
-        entries = await self._ctx.store.read_messages(session_id, after_seq=after_seq, limit=limit)
+        entries = await self._deps.store.read_messages(session_id, after_seq=after_seq, limit=limit)
         if not entries:
             await self._check_in_log(session_id, after_seq)
         # Bounded by bytes as well as by count: the caller reads on from the last seq.
         return fitting(entries, self.limits.max_response_bytes)
 
     async def _check_in_log(self, session_id: str, after_seq: int) -> None:
-        last_seq = await self._ctx.store.last_seq(session_id)
+        last_seq = await self._deps.store.last_seq(session_id)
         if after_seq > last_seq:
             raise OutOfRangeError("after_seq", after_seq, last_seq)
 
@@ -277,7 +278,9 @@ class RuntimeKernel:
                 "limit", f"must be between 1 and {self.limits.max_read_batch}"
             )
         count = limit or self.limits.max_read_batch
-        turns = [t for t in await self._ctx.store.list_turns(session_id) if t.first_seq > after_seq]
+        turns = [
+            t for t in await self._deps.store.list_turns(session_id) if t.first_seq > after_seq
+        ]
         page = fitting(turns[:count], self.limits.max_response_bytes)
         more = len(turns) > len(page)
         return TurnPage(turns=tuple(page), next_after_seq=page[-1].first_seq if more else 0)
@@ -290,9 +293,9 @@ class RuntimeKernel:
         check_id("session_id", session_id)
         if after_seq < 0:
             raise InvalidRequestError("after_seq", "must not be negative")
-        await self._ctx.store.read_header(session_id)
+        await self._deps.store.read_header(session_id)
         await self._check_in_log(session_id, after_seq)
-        return SessionWatch(self._ctx.session(session_id).log, after_seq)
+        return SessionWatch(self._sessions.session(session_id).log, after_seq)
 
     # -- turns ---------------------------------------------------------------------------------
 
@@ -310,10 +313,23 @@ class RuntimeKernel:
         :class:`TurnNotStartedError` with *report_not_started*.
         """
         check_id("session_id", session_id)
-        turn_id = turn_id or self._ctx.new_id()
+        turn_id = turn_id or self._deps.new_id()
         check_id("turn_id", turn_id)
         check_text("text", text, self.limits.max_text_bytes)
-        return TurnStream(self, session_id, turn_id, text, report_not_started=report_not_started)
+        final_turn_id = turn_id
+        return TurnStream(
+            session_id,
+            turn_id,
+            text,
+            open_turn=lambda: self._admission.open(
+                session_id, final_turn_id, text, launch=self._runner.launch
+            ),
+            stop_abandoned=self._stop_abandoned,
+            report_not_started=report_not_started,
+        )
+
+    def _stop_abandoned(self, run: Run, source: str) -> asyncio.Future[StopOutcome]:
+        return self._stops.claim(run, source, "immediate", escalate=False)
 
     def stop_session(
         self, session_id: str, *, source: str = "api", mode: StopMode = "immediate"
@@ -328,104 +344,49 @@ class RuntimeKernel:
         check_source(source)
         if mode not in STOP_MODES:
             raise InvalidRequestError("mode", f"must be one of {', '.join(STOP_MODES)}")
-        runtime = self._ctx.sessions.get(session_id)
+        runtime = self._sessions.get(session_id)
         run = runtime.active_run if runtime is not None else None
         if runtime is not None:
             runtime.stop_epoch += 1
         if run is None:
-            return self._ctx.tasks.spawn(self._stop_idle(session_id, source, mode), name="stop")
+            return self._deps.tasks.spawn(self._stop_idle(session_id, source, mode), name="stop")
         return self._stops.claim(run, source, mode)
 
     async def _stop_idle(self, session_id: str, source: str, mode: StopMode) -> StopOutcome:
-        await self._ctx.store.read_header(session_id)
+        await self._deps.store.read_header(session_id)
         return StopOutcome(session_id=session_id, source=source, mode=mode)
 
     # -- interactions --------------------------------------------------------------------------
-
-    def _answering(self) -> AnsweringAuthority:
-        authority = self._ctx.interaction_authority
-        if not isinstance(authority, AnsweringAuthority):
-            raise RuntimeInteractionInvariantError(
-                "no hosted interaction authority is configured to take answers"
-            )
-        return authority
 
     async def answer_sandbox_boundary(
         self, session_id: str, request_id: str, decision: str, *, reason: str = ""
     ) -> InteractionRecord:
         """Answer a pending sandbox-boundary request through the hosted authority (once)."""
-        check_id("session_id", session_id)
-        check_id("request_id", request_id)
-        check_length("reason", reason)
-        authority = self._answering()
-        return await authority.answer_sandbox_boundary(session_id, request_id, decision, reason)
+        return await self._interactions.answer_sandbox_boundary(
+            session_id, request_id, decision, reason=reason
+        )
 
     async def answer_user_question(
         self, session_id: str, request_id: str, answers: Sequence[str]
     ) -> InteractionRecord:
         """Answer a pending user question through the hosted authority (once)."""
-        check_id("session_id", session_id)
-        check_id("request_id", request_id)
-        answers = check_answers(answers, self.limits.max_text_bytes)
-        authority = self._answering()
-        return await authority.answer_user_question(session_id, request_id, answers)
+        return await self._interactions.answer_user_question(session_id, request_id, answers)
 
     async def respond_to_user_question(
         self, session_id: str, request_id: str, answers: Sequence[str]
     ) -> None:
-        """The legacy direct responder: only valid when no hosted authority is configured.
-
-        With a hosted authority, answers must go through it (durable, answered once), so this
-        path fails closed with :class:`RuntimeInteractionInvariantError`.
-        """
-        if self._ctx.interaction_authority is not None:
-            raise RuntimeInteractionInvariantError(
-                "a hosted interaction authority is configured; answer user questions through it"
-            )
-        check_id("session_id", session_id)
-        answers = check_answers(answers, self.limits.max_text_bytes)
-        runtime = self._ctx.sessions.get(session_id)
-        run = runtime.active_run if runtime is not None else None
-        if run is None or run.pending_requests.get(request_id) != "user_question":
-            raise NotFoundError("user question", request_id, f"in session {session_id!r}")
-        from kernel_service.core.interaction import legacy_answer
-
-        await self._runner.deliver(run, legacy_answer(run, request_id, answers, self._ctx.now()))
+        """The legacy direct responder: only valid when no hosted authority is configured
+        (see :meth:`TurnInteractions.respond_to_user_question`)."""
+        await self._interactions.respond_to_user_question(session_id, request_id, answers)
 
     async def send_message(self, session_id: str, text: str, *, turn_id: str = "") -> QueuedMessage:
         """Queue *text* for the running turn; its backend pulls it at its next step."""
-        check_id("session_id", session_id)
-        check_text("text", text, self.limits.max_text_bytes)
-        if turn_id:
-            check_id("turn_id", turn_id)
-        if self._ctx.draining:
-            raise HostDrainingError()
-        authority = self._ctx.message_authority
-        if not isinstance(authority, MessageQueue):
-            raise RuntimeInteractionInvariantError("no hosted message authority is configured")
-        await self._ctx.store.read_header(session_id)
-        run = self._running(session_id)
-        if turn_id and run.turn_id != turn_id:
-            raise OperationConflictError(
-                f"turn {turn_id!r} is not running in session {session_id!r} "
-                f"(running: {run.turn_id!r})"
-            )
-        return authority.enqueue(run.identity, text, self._ctx.now())
+        return await self._interactions.send_message(session_id, text, turn_id=turn_id)
 
     def pending_messages(self) -> tuple[int, int]:
         """Messages queued into running turns and not yet taken by a backend, and their bytes
         (0, 0 without a hosted message authority)."""
-        authority = self._ctx.message_authority
-        if isinstance(authority, HostedMessageAuthority):
-            return authority.pending()
-        return 0, 0
-
-    def _running(self, session_id: str) -> Run:
-        runtime = self._ctx.sessions.get(session_id)
-        run = runtime.active_run if runtime is not None else None
-        if run is None or not run.begun or run.stopped or run.settled.is_set():
-            raise OperationConflictError(f"session {session_id!r} has no running turn")
-        return run
+        return self._interactions.pending_messages()
 
     # -- backends, drain, close ----------------------------------------------------------------
 
@@ -435,65 +396,29 @@ class RuntimeKernel:
         Raises the disposal failures, including the stored one of every permanently
         quarantined session (re-reported, never retried).
         """
-        failures: list[Exception | None] = []
-        for runtime in list(self._ctx.sessions.values()):
-            failures.append(runtime.permanent_failure)
-            generation = runtime.generation
-            if generation is None or not generation.active:
-                continue
-            if runtime.active_run is not None or generation.reservations:
-                generation.retire_when_idle = True
-                continue
-            runtime.generation = None
-            try:
-                await generation.dispose()
-            except Exception as disposal_failure:
-                failures.append(disposal_failure)
-                failures.append(await self._ctx.mark_blocked(runtime.session_id))
-            runtime.note_generation(generation)
-        combined = combine_failures(failures)
+        combined = combine_failures(await self._sessions.dispose_idle_generations())
         if combined is not None:
             raise combined
 
     def begin_drain(self) -> None:
         """Admit no new turns from now on (``host_draining``); :meth:`drain` stops the rest."""
-        self._ctx.draining = True
+        self._drain.close_admission()
 
     async def drain(
         self, *, grace: float, escalation_grace: float = 5.0, source: str = "host_shutdown"
     ) -> DrainReport:
         """Admit no new turns; stop running ones ``after_step``, ``immediate`` after *grace*."""
-        self._ctx.draining = True
-        runs = [rt.active_run for rt in self._ctx.sessions.values() if rt.active_run is not None]
-        first = {run: self._stops.claim(run, source, "after_step") for run in runs}
-        await _wait_settled(runs, grace)
-        late = [run for run in runs if not run.settled.is_set()]
-        second = {run: self._stops.claim(run, source, "immediate") for run in late}
-        await _wait_settled(late, escalation_grace)
-        turns = []
-        for run in runs:
-            outcome: Literal["stopped_after_step", "stopped_immediately", "unsettled"]
-            if not run.settled.is_set():
-                outcome = "unsettled"
-            elif run in second:
-                outcome = "stopped_immediately"
-            else:
-                outcome = "stopped_after_step"
-            failures = [
-                _failure_of(stop)
-                for stop in itertools.chain((first[run],), (second.get(run),))
-                if stop is not None
-            ]
-            failure = combine_failures(failures)
-            turns.append(
-                DrainedTurn(
-                    session_id=run.session_id,
-                    turn_id=run.turn_id,
-                    outcome=outcome,
-                    failure=str(failure) if failure is not None else "",
-                )
-            )
-        return DrainReport(turns=tuple(turns))
+        return await self._drain.stop_turns(
+            grace=grace, escalation_grace=escalation_grace, source=source
+        )
+
+    async def shut_down(
+        self, *, grace: float, escalation_grace: float = 5.0, source: str = "host_shutdown"
+    ) -> DrainReport:
+        """:meth:`drain`, then :meth:`end_readers`: the kernel's part of the host's shutdown."""
+        return await self._drain.shut_down(
+            grace=grace, escalation_grace=escalation_grace, source=source
+        )
 
     def end_readers(self) -> None:
         """End every watch and turn stream (after :meth:`drain`: the record is complete).
@@ -501,9 +426,7 @@ class RuntimeKernel:
         Watchers end cleanly and resume elsewhere from their last ``seq``; a turn stream of a
         run that is still live ends with :class:`HostDrainingError`.
         """
-        self._ctx.draining = True
-        for runtime in self._ctx.sessions.values():
-            runtime.log.close()
+        self._drain.end_readers()
 
     async def close(self, *, dispose_timeout: float = 5.0) -> None:
         """End readers, cancel what still runs, dispose cached backends. Idempotent.
@@ -512,38 +435,4 @@ class RuntimeKernel:
         the next start-up sweep marks them interrupted. Call :meth:`drain` first to stop them
         on the record.
         """
-        if self._closed:
-            return
-        self._closed = True
-        self._ctx.draining = True
-        for runtime in self._ctx.sessions.values():
-            runtime.log.close()
-        await self._ctx.tasks.close()
-        generations = [
-            rt.generation
-            for rt in self._ctx.sessions.values()
-            if rt.generation is not None and rt.generation.active
-        ]
-        if generations:
-            disposals = [
-                self._ctx.tasks.spawn(generation.dispose(), name="close-dispose")
-                for generation in generations
-            ]
-            await asyncio.wait(disposals, timeout=dispose_timeout)
-        await self._ctx.tasks.close()
-
-
-async def _wait_settled(runs: Sequence[Run], seconds: float) -> None:
-    if not runs:
-        return
-    await race(asyncio.gather(*(run.settled.wait() for run in runs)), within=seconds)
-
-
-def _failure_of(stop: asyncio.Future[StopOutcome]) -> Exception | None:
-    if not stop.done():
-        stop.cancel()
-        return None
-    if stop.cancelled():
-        return None
-    failure = stop.exception()
-    return failure if isinstance(failure, Exception) else None
+        await self._drain.close(dispose_timeout=dispose_timeout)

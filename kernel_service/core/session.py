@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypedDict
 
-from kernel_service.core.events import TurnStatus
+from kernel_service.core.log.events import TurnStatus
 
 SessionStatus = Literal["active", "running", "waiting_for_user", "blocked", "aborted"]
 PermissionMode = Literal["ask", "bypass"]

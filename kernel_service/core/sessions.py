@@ -1,24 +1,154 @@
-"""Creating and updating session headers: the caller's spec, checked, becomes a header/patch."""
+"""Sessions: the table of what the kernel holds in memory per session, and header specs.
+
+:class:`SessionTable` is the one mutable structure the kernel's parts share: each session's
+runtime (its log, backend generation and active run). A caller's spec for a new session or an
+update, checked, becomes a header or a patch (:func:`build_header`, :func:`patch_for`).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kernel_service.core.backend import BackendRegistry
-from kernel_service.core.errors import InvalidRequestError
+from kernel_service.core.deps import KernelDeps
+from kernel_service.core.errors import InvalidRequestError, describe
+from kernel_service.core.log.events import StoredMessage, SystemNote
+from kernel_service.core.log.session_log import SessionLog
 from kernel_service.core.session import (
     PERMISSION_MODES,
     HeaderPatch,
     PermissionMode,
     SessionHeader,
 )
+from kernel_service.core.turns.generation import Generation
+from kernel_service.core.turns.quarantine import block
+from kernel_service.core.turns.run import Run
 from kernel_service.core.validation import (
     check_backend_options,
     check_labels,
     check_length,
 )
+
+log = logging.getLogger("kernel_service.core")
+
+
+@dataclass(eq=False)
+class SessionRuntime:
+    """What the kernel holds in memory for one session."""
+
+    session_id: str
+    log: SessionLog
+    generation: Generation | None = None
+    generations_built: int = 0
+    failed_disposals: list[Generation] = field(default_factory=list)
+    active_run: Run | None = None
+    stop_epoch: int = 0
+    resumed: bool = False
+
+    @property
+    def permanent_failure(self) -> Exception | None:
+        generations = [*self.failed_disposals, self.generation]
+        for generation in generations:
+            if generation is not None and generation.dispose_failure is not None:
+                return generation.dispose_failure
+        return None
+
+    def note_generation(self, generation: Generation) -> None:
+        """Track a generation that failed its disposal (for quarantine and re-reporting)."""
+        if generation.dispose_failure is not None and generation not in self.failed_disposals:
+            self.failed_disposals.append(generation)
+
+    def is_current(self, generation: Generation) -> bool:
+        return self.generation is generation and generation.active
+
+
+class SessionTable:
+    """Every session the kernel holds in memory, made on first use, and their logs."""
+
+    def __init__(self, deps: KernelDeps) -> None:
+        self._deps = deps
+        self._runtimes: dict[str, SessionRuntime] = {}
+
+    def session(self, session_id: str) -> SessionRuntime:
+        runtime = self._runtimes.get(session_id)
+        if runtime is None:
+            deps = self._deps
+            session_log = SessionLog(
+                session_id, deps.store, deps.tasks, max_entry_bytes=deps.max_event_bytes
+            )
+            runtime = SessionRuntime(session_id, session_log)
+            self._runtimes[session_id] = runtime
+        return runtime
+
+    def get(self, session_id: str) -> SessionRuntime | None:
+        return self._runtimes.get(session_id)
+
+    def forget(self, session_id: str) -> SessionRuntime | None:
+        return self._runtimes.pop(session_id, None)
+
+    def runtimes(self) -> list[SessionRuntime]:
+        return list(self._runtimes.values())
+
+    def active_run(self, session_id: str) -> Run | None:
+        runtime = self._runtimes.get(session_id)
+        return runtime.active_run if runtime is not None else None
+
+    def active_runs(self) -> list[Run]:
+        return [rt.active_run for rt in self._runtimes.values() if rt.active_run is not None]
+
+    async def append(
+        self, session_id: str, messages: Sequence[StoredMessage]
+    ) -> list[StoredMessage]:
+        return await self.session(session_id).log.append(messages)
+
+    async def dispose_idle_generations(self) -> list[Exception | None]:
+        """Dispose every idle cached backend; busy ones are retired when their run settles.
+
+        Returns the disposal failures and the stored one of every permanently quarantined
+        session (re-reported, never retried).
+        """
+        failures: list[Exception | None] = []
+        for runtime in self.runtimes():
+            failures.append(runtime.permanent_failure)
+            generation = runtime.generation
+            if generation is None or not generation.active:
+                continue
+            if runtime.active_run is not None or generation.reservations:
+                generation.retire_when_idle = True
+                continue
+            runtime.generation = None
+            try:
+                await generation.dispose()
+            except Exception as disposal_failure:
+                failures.append(disposal_failure)
+                failures.append(await block(self._deps.store, self._deps.now, runtime.session_id))
+            runtime.note_generation(generation)
+        return failures
+
+    async def record_failure(
+        self, session_id: str, turn_id: str, what: str, failure: Exception
+    ) -> None:
+        """Put a failure on the record (system note) and in the log; never raises."""
+        log.error("%s (session %s, turn %s): %s", what, session_id, turn_id, describe(failure))
+        note = SystemNote(
+            kind="error",
+            text=f"{what}: {failure}",
+            turn_id=turn_id,
+            ts=self._deps.now(),
+            id=self._deps.new_id(),
+        )
+        try:
+            await self.append(session_id, [note])
+        except asyncio.CancelledError:
+            raise
+        except Exception as note_failure:
+            log.error(
+                "could not record a failure of session %s: %s", session_id, describe(note_failure)
+            )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -9,16 +9,19 @@ Contract shared by every implementation (and checked by one test suite against e
   raise :class:`~kernel_service.core.errors.PersistenceFailedError`.
 * ``resolve_interaction`` is a compare-and-set from ``pending``: exactly one caller wins, every
   other gets :class:`~kernel_service.core.errors.InteractionAlreadyResolvedError`.
-* ``recover_interrupted`` is the start-up sweep for state a dead process left behind.
+* The start-up sweep's policy is :mod:`kernel_service.core.recovery`; stores offer only the
+  primitives it needs: ``running_turns``, ``sessions_in_status`` and ``pending_interactions``
+  (plus ``append_messages``, ``update_header`` and ``resolve_interaction``). Each primitive is
+  one query or one transaction, so a PostgreSQL store implements them as directly as SQLite.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     InteractionKind,
     SandboxBoundaryRequest,
     StoredMessage,
@@ -29,6 +32,7 @@ from kernel_service.core.session import (
     SessionHeader,
     SessionPage,
     SessionQuery,
+    SessionStatus,
     TurnRecord,
 )
 
@@ -65,15 +69,6 @@ class Resolution:
     decision: str = ""
     answers: tuple[str, ...] = ()
     reason: str = ""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class SweepReport:
-    """What the start-up sweep repaired."""
-
-    interrupted_turns: tuple[tuple[str, str], ...] = ()
-    sessions_updated: tuple[str, ...] = ()
-    interactions_closed: tuple[tuple[str, str], ...] = ()
 
 
 class SessionStore(Protocol):
@@ -113,7 +108,14 @@ class SessionStore(Protocol):
 
     async def get_turn(self, session_id: str, turn_id: str) -> TurnRecord | None: ...
 
-    async def recover_interrupted(self, now: int) -> SweepReport: ...
+    async def running_turns(self) -> list[tuple[str, str]]:
+        """Every turn recorded ``running``, as ``(session_id, turn_id)``, by session id and
+        then in log order."""
+        ...
+
+    async def sessions_in_status(self, statuses: Collection[SessionStatus]) -> list[str]:
+        """The ids of the sessions whose header status is one of *statuses*, in id order."""
+        ...
 
 
 class InteractionStore(Protocol):
@@ -137,9 +139,13 @@ class InteractionStore(Protocol):
         self, session_id: str, *, pending_only: bool = False
     ) -> list[InteractionRecord]: ...
 
+    async def pending_interactions(self) -> list[InteractionRecord]:
+        """Every ``pending`` request of every session, by session id and then creation."""
+        ...
+
 
 def interaction_to_record(record: InteractionRecord) -> dict[str, object]:
-    from kernel_service.core.events import to_record
+    from kernel_service.core.log.events import to_record
 
     return {
         "session_id": record.session_id,
@@ -158,7 +164,7 @@ def interaction_to_record(record: InteractionRecord) -> dict[str, object]:
 
 
 def interaction_from_record(data: Mapping[str, object]) -> InteractionRecord:
-    from kernel_service.core.events import from_record
+    from kernel_service.core.log.events import from_record
 
     request = from_record(data["request"])  # type: ignore[arg-type]
     assert isinstance(request, SandboxBoundaryRequest | UserQuestionRequest)

@@ -9,11 +9,14 @@ ends ``failed``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
 
 from kernel_service.core.session import SessionHeader
+
+log = logging.getLogger("kernel_service.core")
 
 RunStatusName = Literal[
     "starting", "running", "completed", "failed", "timed_out", "cancelled", "orphaned", "unknown"
@@ -148,3 +151,28 @@ class ToolHost(Protocol):
     async def shutdown(self) -> HostShutdownReport:
         """Ask the host to drain and exit (the shutdown cascade); never raises."""
         ...
+
+
+ToolSessionAction: TypeAlias = Literal["register", "archive", "delete"]
+
+
+async def tell_tool_host(
+    host: ToolHost, session_id: str, action: ToolSessionAction, header: SessionHeader | None
+) -> None:
+    """Keep the tool host's view of the session in step (best effort: the kernel is the
+    source of truth; a host that is down learns of an archive on its next call)."""
+    try:
+        if action == "register":
+            assert header is not None
+            await host.ensure_session(header, wait=False)
+        else:
+            stopped = await host.archive_session(session_id, deleted=action == "delete")
+            if stopped:
+                log.info(
+                    "%s of session %s stopped %d run(s) on the resource service",
+                    action,
+                    session_id,
+                    len(stopped),
+                )
+    except ToolHostError as error:
+        log.warning("could not %s session %s on the tool host: %s", action, session_id, error)

@@ -1,14 +1,12 @@
-"""Rules every store applies the same way: turn records derived from the log, the sweep."""
+"""Rules every store applies the same way: turn records derived from the log, JSON shapes."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
-from kernel_service.core.events import StoredMessage, SystemNote, TurnState, UserMessage
+from kernel_service.core.log.events import StoredMessage, TurnState, UserMessage
 from kernel_service.core.session import SessionHeader, TurnRecord
-
-SWEEP_SOURCE = "host_restarted"
 
 
 def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord | None:
@@ -48,31 +46,6 @@ def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord
         abort_source=message.abort_source,
         aborted_at=message.aborted_at,
     )
-
-
-def interrupted_entries(turn_id: str, now: int) -> list[StoredMessage]:
-    """What the sweep appends for a turn a dead process left ``running``."""
-    return [
-        TurnState(
-            turn_id=turn_id,
-            status="aborted",
-            abort_source=SWEEP_SOURCE,
-            aborted_at=now,
-            id=f"sweep-{turn_id}-state",
-            ts=now,
-        ),
-        SystemNote(
-            kind="interrupted",
-            text=(
-                f"turn {turn_id} was interrupted: the kernel process running it ended "
-                "before the turn did"
-            ),
-            turn_id=turn_id,
-            source=SWEEP_SOURCE,
-            id=f"sweep-{turn_id}-note",
-            ts=now,
-        ),
-    ]
 
 
 def header_to_json(header: SessionHeader) -> str:

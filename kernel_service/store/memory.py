@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from kernel_service.core.errors import (
@@ -17,7 +17,7 @@ from kernel_service.core.errors import (
     NotFoundError,
     OperationConflictError,
 )
-from kernel_service.core.events import StoredMessage
+from kernel_service.core.log.events import StoredMessage
 from kernel_service.core.session import (
     HeaderPatch,
     SessionHeader,
@@ -29,8 +29,8 @@ from kernel_service.core.session import (
     encode_page_token,
 )
 from kernel_service.core.sizes import fitting
-from kernel_service.core.store import InteractionRecord, Resolution, SweepReport
-from kernel_service.store._shared import apply_to_turn, interrupted_entries
+from kernel_service.core.store import InteractionRecord, Resolution
+from kernel_service.store._shared import apply_to_turn
 
 
 @dataclass
@@ -132,27 +132,19 @@ class MemorySessionStore:
     async def get_turn(self, session_id: str, turn_id: str) -> TurnRecord | None:
         return self._session(session_id).turns.get(turn_id)
 
-    async def recover_interrupted(self, now: int) -> SweepReport:
-        interrupted: builtins.list[tuple[str, str]] = []
-        updated: builtins.list[str] = []
-        for session_id, session in self._sessions.items():
-            running = [t.turn_id for t in session.turns.values() if t.status == "running"]
-            for turn_id in running:
-                await self.append_messages(session_id, interrupted_entries(turn_id, now))
-                interrupted.append((session_id, turn_id))
-            if session.header.status in ("running", "waiting_for_user") or running:
-                status: SessionStatus = "aborted" if running else "active"
-                await self.update_header(session_id, {"status": status, "status_updated_at": now})
-                updated.append(session_id)
-        closed = []
-        for key, record in self._interactions.items():
-            if record.status == "pending":
-                self._interactions[key] = _close(record, "host_restarted", now)
-                closed.append(key)
-        return SweepReport(
-            interrupted_turns=tuple(interrupted),
-            sessions_updated=tuple(updated),
-            interactions_closed=tuple(closed),
+    async def running_turns(self) -> builtins.list[tuple[str, str]]:
+        return [
+            (session_id, turn.turn_id)
+            for session_id, session in sorted(self._sessions.items())
+            for turn in sorted(session.turns.values(), key=lambda t: t.first_seq)
+            if turn.status == "running"
+        ]
+
+    async def sessions_in_status(self, statuses: Collection[SessionStatus]) -> builtins.list[str]:
+        return sorted(
+            session_id
+            for session_id, session in self._sessions.items()
+            if session.header.status in statuses
         )
 
     # -- interactions --------------------------------------------------------------------------
@@ -195,6 +187,10 @@ class MemorySessionStore:
                 self._interactions[key] = _close(record, reason, now)
                 closed.append(self._interactions[key])
         return closed
+
+    async def pending_interactions(self) -> builtins.list[InteractionRecord]:
+        pending = [record for record in self._interactions.values() if record.status == "pending"]
+        return sorted(pending, key=lambda r: (r.session_id, r.created_at))
 
     async def list_interactions(
         self, session_id: str, *, pending_only: bool = False

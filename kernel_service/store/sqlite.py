@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from kernel_service.core.errors import (
@@ -29,7 +29,7 @@ from kernel_service.core.errors import (
     PersistenceFailedError,
     StoreClosedError,
 )
-from kernel_service.core.events import StoredMessage, from_record, to_record
+from kernel_service.core.log.events import StoredMessage, from_record, to_record
 from kernel_service.core.session import (
     HeaderPatch,
     SessionHeader,
@@ -44,7 +44,6 @@ from kernel_service.core.sizes import fitting
 from kernel_service.core.store import (
     InteractionRecord,
     Resolution,
-    SweepReport,
     interaction_from_record,
     interaction_to_record,
 )
@@ -52,7 +51,6 @@ from kernel_service.store._shared import (
     apply_to_turn,
     header_from_json,
     header_to_json,
-    interrupted_entries,
     turn_from_json,
     turn_to_json,
 )
@@ -276,8 +274,27 @@ class SqliteSessionStore:
 
         return await self._call(select)
 
-    async def recover_interrupted(self, now: int) -> SweepReport:
-        return await self._write(lambda conn: _sweep(conn, now))
+    async def running_turns(self) -> list[tuple[str, str]]:
+        def select(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows = conn.execute(
+                "SELECT session_id, turn_id FROM turns WHERE status = 'running' "
+                "ORDER BY session_id, first_seq"
+            )
+            return [(str(row[0]), str(row[1])) for row in rows]
+
+        return await self._call(select)
+
+    async def sessions_in_status(self, statuses: Collection[SessionStatus]) -> list[str]:
+        wanted = list(statuses)
+
+        def select(conn: sqlite3.Connection) -> list[str]:
+            marks = ", ".join("?" * len(wanted))
+            rows = conn.execute(
+                f"SELECT id FROM sessions WHERE status IN ({marks}) ORDER BY id", wanted
+            )
+            return [str(row[0]) for row in rows]
+
+        return await self._call(select) if wanted else []
 
     # -- interactions --------------------------------------------------------------------------
 
@@ -343,6 +360,16 @@ class SqliteSessionStore:
             ]
 
         return await self._write(close)
+
+    async def pending_interactions(self) -> list[InteractionRecord]:
+        def select(conn: sqlite3.Connection) -> list[InteractionRecord]:
+            rows = conn.execute(
+                "SELECT record FROM interactions WHERE status = 'pending' "
+                "ORDER BY session_id, created_at"
+            )
+            return [_load_interaction(row[0]) for row in rows]
+
+        return await self._call(select)
 
     async def list_interactions(
         self, session_id: str, *, pending_only: bool = False
@@ -462,34 +489,3 @@ def _close_interaction(
     )
     _save_interaction(conn, closed)
     return closed
-
-
-def _sweep(conn: sqlite3.Connection, now: int) -> SweepReport:
-    running = conn.execute(
-        "SELECT session_id, turn_id FROM turns WHERE status = 'running' "
-        "ORDER BY session_id, first_seq"
-    ).fetchall()
-    interrupted: list[tuple[str, str]] = []
-    for session_id, turn_id in running:
-        _append(conn, session_id, interrupted_entries(turn_id, now))
-        interrupted.append((session_id, turn_id))
-    touched = {session_id for session_id, _ in interrupted}
-    stale = conn.execute(
-        "SELECT id FROM sessions WHERE status IN ('running', 'waiting_for_user')"
-    ).fetchall()
-    updated = sorted(touched | {row[0] for row in stale})
-    for session_id in updated:
-        status: SessionStatus = "aborted" if session_id in touched else "active"
-        _update_header(conn, session_id, {"status": status, "status_updated_at": now})
-    pending = conn.execute(
-        "SELECT record FROM interactions WHERE status = 'pending' ORDER BY session_id, created_at"
-    ).fetchall()
-    closed = [
-        _close_interaction(conn, _load_interaction(row[0]), "host_restarted", now)
-        for row in pending
-    ]
-    return SweepReport(
-        interrupted_turns=tuple(interrupted),
-        sessions_updated=tuple(updated),
-        interactions_closed=tuple((r.session_id, r.request_id) for r in closed),
-    )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.core import SessionStore
+from kernel_service.core.recovery import RecoverableStore
 from kernel_service.store import MemorySessionStore
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
@@ -30,7 +30,7 @@ async def sqlite_store(kernel_owner: RootOwner) -> AsyncIterator[SqliteSessionSt
 
 
 @pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[RecoverableStore]:
     """Every store implementation, for contract tests."""
     if request.param == "memory":
         yield MemorySessionStore()

@@ -28,7 +28,7 @@ from kernel_service.core import (
     SessionHeader,
     UserQuestionResponse,
 )
-from kernel_service.core.events import BackendEvent, Complete, TextDelta
+from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.store import MemorySessionStore
 
 SESSION_ID = "session-interaction-cleanup"

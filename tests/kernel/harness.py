@@ -17,7 +17,7 @@ from kernel_service.core import (
     SessionHeader,
     SessionStore,
 )
-from kernel_service.core.events import StoredMessage
+from kernel_service.core.log.events import StoredMessage
 from kernel_service.core.tools import ToolHost
 
 WORKSPACE = "/tmp/maka-kernel-tests"

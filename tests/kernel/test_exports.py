@@ -34,7 +34,7 @@ def test_the_public_names_are_pinned() -> None:
 
 
 def test_the_core_imports_neither_grpc_nor_generated_code() -> None:
-    for path in Path(core.__file__).parent.glob("*.py"):
+    for path in Path(core.__file__).parent.rglob("*.py"):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):

@@ -14,7 +14,7 @@ from kernel_service.core import (
     RuntimeInteractionInvariantError,
     SessionStore,
 )
-from kernel_service.core.events import SandboxBoundaryRequest, UserQuestionRequest
+from kernel_service.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
 
 from ..support.typed import only
 from .harness import Harness, kinds, make_harness

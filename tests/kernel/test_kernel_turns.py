@@ -16,9 +16,11 @@ from kernel_service.core import (
     SessionBusyError,
     SessionStore,
     SessionUpdate,
+    SessionWatch,
     TurnStream,
 )
-from kernel_service.core.events import ErrorEvent, SessionEvent, TurnState, UserQuestionRequest
+from kernel_service.core.log.events import ErrorEvent, SessionEvent, TurnState, UserQuestionRequest
+from kernel_service.core.turns.drain import DrainRung
 from tests.support.typed import last, only
 
 from .harness import Harness, kinds, make_harness
@@ -300,13 +302,13 @@ async def test_invalidating_cached_backends_builds_a_fresh_one_next_turn(
 ) -> None:
     session = await harness.session()
     _ = [e async for e in harness.kernel.start_turn(session.id, text="hello")]
-    runtime = harness.kernel._ctx.sessions[session.id]
-    first = runtime.generation
+    first = harness.kernel.backend_generation(session.id)
     assert first is not None
     await harness.kernel.invalidate_cached_backends()
     assert first.disposal_state == "disposed"
     _ = [e async for e in harness.kernel.start_turn(session.id, text="hello again")]
-    assert runtime.generation is not None and runtime.generation.number == 2
+    current = harness.kernel.backend_generation(session.id)
+    assert current is not None and current.number == 2
 
 
 async def test_an_abandoned_stream_is_stopped_and_recorded(harness: Harness) -> None:
@@ -317,10 +319,7 @@ async def test_an_abandoned_stream_is_stopped_and_recorded(harness: Harness) -> 
     log = await harness.store.read_messages(session.id)
     aborted = [m for m in log if m.type == "turn_state" and m.status == "aborted"]
     assert [m.abort_source for m in aborted] == ["stream_abandoned"]
-    runtime = harness.kernel._ctx.sessions[session.id]
-    run = runtime.active_run
-    if run is not None:
-        await asyncio.wait_for(run.settled.wait(), 5)
+    await asyncio.wait_for(harness.kernel.wait_settled(session.id), 5)
     assert harness.kernel.active_turn(session.id) is None
 
 
@@ -380,3 +379,33 @@ async def test_a_stop_after_the_turn_recorded_its_end_writes_no_second_terminal_
     assert not [m for m in messages if m.type == "system_note" and m.kind == "abort"]
     [turn] = await harness.kernel.list_turns(session.id)
     assert turn.status == "completed"
+
+
+async def test_the_drain_climbs_its_rungs_in_order_and_never_back(harness: Harness) -> None:
+    session = await harness.session()
+    kernel = harness.kernel
+    rungs = [kernel.drain_rung]
+    kernel.begin_drain()
+    rungs.append(kernel.drain_rung)
+    watch = await kernel.watch_session(session.id)
+    report = await kernel.shut_down(grace=0.5, escalation_grace=1)
+    rungs.append(kernel.drain_rung)
+    kernel.begin_drain()  # an earlier rung is never taken again
+    rungs.append(kernel.drain_rung)
+    await kernel.close()
+    rungs.append(kernel.drain_rung)
+    assert rungs == [
+        DrainRung.SERVING,
+        DrainRung.ADMISSION_CLOSED,
+        DrainRung.READERS_ENDED,
+        DrainRung.READERS_ENDED,
+        DrainRung.CLOSED,
+    ]
+    assert report.turns == ()
+    # The readers ended with the shutdown: the watch ends rather than wait for entries.
+    await asyncio.wait_for(_drain_watch(watch), 5)
+
+
+async def _drain_watch(watch: SessionWatch) -> None:
+    async for _ in watch:
+        pass

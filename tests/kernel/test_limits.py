@@ -24,7 +24,7 @@ from kernel_service.core import (
     SessionStore,
     SessionUpdate,
 )
-from kernel_service.core.events import AssistantMessage, UserQuestionRequest
+from kernel_service.core.log.events import AssistantMessage, UserQuestionRequest
 from kernel_service.core.session import SessionHeader, TurnRecord
 from kernel_service.core.sizes import clip_entry, fitting, wire_size
 from kernel_service.core.validation import STRING_LIMITS

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kernel_service.core import InteractionAlreadyResolvedError
-from kernel_service.core.events import SandboxBoundaryRequest
+from kernel_service.core.log.events import SandboxBoundaryRequest
+from kernel_service.core.recovery import recover_interrupted
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 from tests.support.typed import only
@@ -44,7 +45,7 @@ async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
     assert owner is not None
     store = await SqliteSessionStore.open(owner.lease)
     try:
-        report = await store.recover_interrupted(now=5_000)
+        report = await recover_interrupted(store, now=5_000)
         assert sorted(report.interrupted_turns) == sorted([(asking.id, "a1"), (hanging.id, "h1")])
         assert sorted(report.sessions_updated) == sorted([asking.id, hanging.id])
         assert report.interactions_closed == (

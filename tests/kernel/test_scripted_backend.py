@@ -21,7 +21,7 @@ from kernel_service.core import (
     SandboxBoundaryResponse,
     UserQuestionResponse,
 )
-from kernel_service.core.events import BackendEvent, UserQuestionRequest
+from kernel_service.core.log.events import BackendEvent, UserQuestionRequest
 from tests.support.typed import only
 
 from .fakes import spec_header

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kernel_service.core import PersistenceFailedError, StoreClosedError
-from kernel_service.core.events import SystemNote, TurnState, UserMessage
+from kernel_service.core.log.events import SystemNote, TurnState, UserMessage
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
 

@@ -16,9 +16,8 @@ from kernel_service.core import (
     OperationConflictError,
     Resolution,
     SessionQuery,
-    SessionStore,
 )
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     AssistantMessage,
     Complete,
     ErrorEvent,
@@ -34,11 +33,12 @@ from kernel_service.core.events import (
     UserMessage,
     UserQuestionRequest,
 )
+from kernel_service.core.recovery import RecoverableStore, recover_interrupted
 
 from .fakes import spec_header
 
 
-async def make(store: SessionStore, session_id: str = "s1", **fields: object) -> None:
+async def make(store: RecoverableStore, session_id: str = "s1", **fields: object) -> None:
     header = dataclasses.replace(spec_header(session_id), **fields)  # type: ignore[arg-type]
     await store.create(header)
 
@@ -73,7 +73,7 @@ def every_message_type(turn: str) -> list[StoredMessage]:
     ]
 
 
-async def test_create_read_and_refuse_duplicates(store: SessionStore) -> None:
+async def test_create_read_and_refuse_duplicates(store: RecoverableStore) -> None:
     await make(store)
     header = await store.read_header("s1")
     assert header == spec_header("s1")
@@ -83,7 +83,7 @@ async def test_create_read_and_refuse_duplicates(store: SessionStore) -> None:
         await store.read_header("missing")
 
 
-async def test_appends_are_numbered_consecutively_and_round_trip(store: SessionStore) -> None:
+async def test_appends_are_numbered_consecutively_and_round_trip(store: RecoverableStore) -> None:
     await make(store)
     messages = every_message_type("t1")
     stamped = await store.append_messages("s1", messages[:3])
@@ -99,7 +99,7 @@ async def test_appends_are_numbered_consecutively_and_round_trip(store: SessionS
     assert await store.last_seq("s1") == len(messages)
 
 
-async def test_unknown_sessions_are_not_found_everywhere(store: SessionStore) -> None:
+async def test_unknown_sessions_are_not_found_everywhere(store: RecoverableStore) -> None:
     for call in (
         store.append_messages("nope", [SystemNote(kind="error", text="x")]),
         store.read_messages("nope"),
@@ -112,7 +112,7 @@ async def test_unknown_sessions_are_not_found_everywhere(store: SessionStore) ->
             await call
 
 
-async def test_turn_records_follow_the_log(store: SessionStore) -> None:
+async def test_turn_records_follow_the_log(store: RecoverableStore) -> None:
     await make(store)
     await store.append_messages(
         "s1",
@@ -144,7 +144,7 @@ async def test_turn_records_follow_the_log(store: SessionStore) -> None:
     assert await store.get_turn("s1", "t3") is None
 
 
-async def test_header_updates(store: SessionStore) -> None:
+async def test_header_updates(store: RecoverableStore) -> None:
     await make(store)
     updated = await store.update_header("s1", {"status": "running", "labels": ("x", "y")})
     assert (updated.status, updated.labels) == ("running", ("x", "y"))
@@ -162,7 +162,7 @@ async def test_header_updates(store: SessionStore) -> None:
     assert (await store.read_header("s1")).is_archived is False
 
 
-async def test_listing_pages_newest_first_with_filters(store: SessionStore) -> None:
+async def test_listing_pages_newest_first_with_filters(store: RecoverableStore) -> None:
     for index in range(7):
         await make(
             store,
@@ -188,7 +188,7 @@ async def test_listing_pages_newest_first_with_filters(store: SessionStore) -> N
         await store.list_sessions(SessionQuery(page_token="%%%"))
 
 
-async def test_remove_deletes_everything(store: SessionStore) -> None:
+async def test_remove_deletes_everything(store: RecoverableStore) -> None:
     await make(store)
     await store.append_messages("s1", every_message_type("t1"))
     await store.remove("s1")
@@ -210,7 +210,7 @@ def request_record(request_id: str, run_id: str = "run-1") -> InteractionRecord:
     )
 
 
-async def test_interactions_resolve_exactly_once(store: SessionStore) -> None:
+async def test_interactions_resolve_exactly_once(store: RecoverableStore) -> None:
     await make(store)
     await store.put_interaction(request_record("r1"))
     with pytest.raises(OperationConflictError):
@@ -230,7 +230,7 @@ async def test_interactions_resolve_exactly_once(store: SessionStore) -> None:
         await store.resolve_interaction("s1", "zz", Resolution(status="answered"), 5)
 
 
-async def test_closing_a_run_closes_only_its_pending_requests(store: SessionStore) -> None:
+async def test_closing_a_run_closes_only_its_pending_requests(store: RecoverableStore) -> None:
     await make(store)
     for request_id, run_id in (("a", "run-1"), ("b", "run-1"), ("c", "run-2")):
         await store.put_interaction(request_record(request_id, run_id))
@@ -243,7 +243,7 @@ async def test_closing_a_run_closes_only_its_pending_requests(store: SessionStor
 
 
 async def test_sweep_interrupts_running_turns_and_closes_pending_requests(
-    store: SessionStore,
+    store: RecoverableStore,
 ) -> None:
     await make(store, "s1")
     await make(store, "s2", status="running")
@@ -262,7 +262,7 @@ async def test_sweep_interrupts_running_turns_and_closes_pending_requests(
     )
     await store.put_interaction(request_record("r1"))
 
-    report = await store.recover_interrupted(now=99)
+    report = await recover_interrupted(store, now=99)
 
     assert report.interrupted_turns == (("s1", "t1"),)
     assert sorted(report.sessions_updated) == ["s1", "s2"]
@@ -279,5 +279,28 @@ async def test_sweep_interrupts_running_turns_and_closes_pending_requests(
     assert (await store.read_header("s3")).status == "active"
     record = await store.get_interaction("s1", "r1")
     assert record is not None and (record.status, record.reason) == ("closed", "host_restarted")
-    again = await store.recover_interrupted(now=100)
+    again = await recover_interrupted(store, now=100)
     assert again.interrupted_turns == () and again.interactions_closed == ()
+
+
+async def test_the_sweeps_primitives_list_running_turns_live_headers_and_pending_requests(
+    store: RecoverableStore,
+) -> None:
+    await make(store, "s2", status="waiting_for_user")
+    await make(store, "s1", status="running")
+    await make(store, "s3")
+    for session_id, turn_id in (("s2", "b"), ("s1", "late"), ("s1", "early")):
+        await store.append_messages(
+            session_id,
+            [UserMessage(turn_id=turn_id, text="x"), TurnState(turn_id=turn_id, status="running")],
+        )
+    await store.append_messages("s1", [TurnState(turn_id="late", status="completed")])
+    assert await store.running_turns() == [("s1", "early"), ("s2", "b")]
+    assert await store.sessions_in_status(("running", "waiting_for_user")) == ["s1", "s2"]
+    assert await store.sessions_in_status(()) == []
+    await store.put_interaction(dataclasses.replace(request_record("r2"), session_id="s2"))
+    await store.put_interaction(dataclasses.replace(request_record("r1"), created_at=2))
+    await store.put_interaction(dataclasses.replace(request_record("r0"), created_at=1))
+    await store.resolve_interaction("s1", "r0", Resolution(status="answered", decision="allow"), 3)
+    pending = await store.pending_interactions()
+    assert [(r.session_id, r.request_id) for r in pending] == [("s1", "r1"), ("s2", "r2")]

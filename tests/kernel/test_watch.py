@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from kernel_service.core import InvalidRequestError, NotFoundError, SessionStore, SessionWatch
-from kernel_service.core.events import StoredMessage, UserQuestionRequest
+from kernel_service.core.log.events import StoredMessage, UserQuestionRequest
 
 from ..support.typed import last
 from .harness import Harness, make_harness

@@ -29,7 +29,7 @@ from kernel_service.backends.llm.connections import LlmConnection, TurnSettings,
 from kernel_service.backends.llm.prompt import TOOLS, system_prompt
 from kernel_service.backends.llm.tools import ModelToolCall, ToolRunner, assign_ids
 from kernel_service.core.backend import BackendSendInput
-from kernel_service.core.events import BackendEvent, Complete, TextDelta
+from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.tools import ToolHost
 

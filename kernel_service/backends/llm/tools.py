@@ -20,7 +20,7 @@ from kernel_service.backends.agent import BashCall, BashTool, Stopped, TurnContr
 from kernel_service.backends.llm.chat import ToolCallDraft
 from kernel_service.backends.llm.prompt import TOOL_NAMES
 from kernel_service.core.backend import BackendSendInput, UserQuestionResponse
-from kernel_service.core.events import BackendEvent, ToolCall, ToolResult, UserQuestionRequest
+from kernel_service.core.log.events import BackendEvent, ToolCall, ToolResult, UserQuestionRequest
 from kernel_service.core.tools import ToolHostError, ToolHostUnavailableError
 
 log = logging.getLogger("kernel_service.backends")

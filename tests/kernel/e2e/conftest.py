@@ -185,7 +185,7 @@ def _dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
 async def database(server: Server) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table of the server's session database, read by a separate
     read-only connection: what is committed, whatever the kernel holds in memory."""
-    store = server.service._store
+    store = server.service.store
     assert store is not None
     return await asyncio.to_thread(_dump, store.path)
 

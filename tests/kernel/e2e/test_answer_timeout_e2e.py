@@ -64,7 +64,7 @@ async def test_an_unanswered_sandbox_boundary_request_is_denied_after_the_timeou
         pb.TURN_STATUS_COMPLETED
     ]
 
-    store = server.service._store
+    store = server.service.store
     assert store is not None
     record = await store.get_interaction(session.id, request_id)
     assert record is not None
@@ -116,7 +116,7 @@ async def test_an_answer_in_time_wins_over_the_timeout(timed_server: Server) -> 
     assert [e.interaction_resolved.outcome for e in rest if kind(e) == "interaction_resolved"] == [
         pb.INTERACTION_OUTCOME_ANSWERED
     ]
-    store = server.service._store
+    store = server.service.store
     assert store is not None
     record = await store.get_interaction(session.id, request_id)
     assert record is not None and (record.status, record.answers) == ("answered", ("a",))

@@ -106,7 +106,7 @@ async def test_explicit_stop_reports_both_the_backend_and_the_durable_close_fail
     server: Server,
 ) -> None:
     built = register(server, stop_failure=RuntimeError("backend stop rejected"))
-    store: Any = server.service._store
+    store: Any = server.service.store
     close_interactions = store.close_interactions
 
     async def failing_close(*args: Any) -> Any:
@@ -227,7 +227,7 @@ async def test_a_failed_disposal_quarantines_the_session_for_good(server: Server
 async def test_an_abandoned_stream_whose_cleanup_fails_is_recorded(
     server: Server, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store: Any = server.service._store
+    store: Any = server.service.store
     close_interactions = store.close_interactions
     close_failure = RuntimeError("durable close rejected")
 

@@ -8,6 +8,8 @@ import grpc
 import pytest
 from maka.kernel.v1 import kernel_pb2 as pb
 
+from kernel_service.core.recovery import recover_interrupted
+
 from .conftest import Server, create_session, failure, kind, read_until, reason, reopened_store
 
 
@@ -329,7 +331,7 @@ async def test_shutdown_drains_turns_and_refuses_new_ones(tmp_path: object) -> N
         ] == [(pb.TURN_STATUS_ABORTED, "host_shutdown")]
     # Everything is on the record: a new owner of the data finds nothing left to repair.
     async with reopened_store(running.data_dir) as store:
-        sweep = await store.recover_interrupted(now=0)
+        sweep = await recover_interrupted(store, now=0)
         assert (sweep.interrupted_turns, sweep.sessions_updated, sweep.interactions_closed) == (
             (),
             (),

@@ -16,7 +16,7 @@ from kernel_service.core import (
     SessionStore,
     TurnStream,
 )
-from kernel_service.core.events import SessionEvent, StoredMessage
+from kernel_service.core.log.events import SessionEvent, StoredMessage
 from kernel_service.core.tools import ToolHost
 from kernel_service.store import MemorySessionStore
 from tests.kernel.harness import WORKSPACE, Harness, build_harness

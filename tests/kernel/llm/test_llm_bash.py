@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     Complete,
     ErrorEvent,
     SandboxBoundaryRequest,

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from kernel_service.backends.llm import LlmConnection
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     AssistantMessage,
     Complete,
     ErrorEvent,

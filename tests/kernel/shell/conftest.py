@@ -26,7 +26,7 @@ from kernel_service.core import (
     SessionStore,
     TurnStream,
 )
-from kernel_service.core.events import SessionEvent, StoredMessage
+from kernel_service.core.log.events import SessionEvent, StoredMessage
 from kernel_service.core.tools import ToolHost
 from kernel_service.resource_link import ResourceLink
 from tests.kernel.harness import Harness, build_harness

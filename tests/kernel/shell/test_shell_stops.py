@@ -20,7 +20,7 @@ from kernel_service.backends import agent
 from kernel_service.backends.shell import ShellBackend
 from kernel_service.core import SessionHeader, SessionStore
 from kernel_service.core.backend import StopMode, StopReason
-from kernel_service.core.events import (
+from kernel_service.core.log.events import (
     Complete,
     ErrorEvent,
     InteractionResolved,

@@ -26,7 +26,7 @@ from kernel_service.core.errors import (
     StoreClosedError,
     describe,
 )
-from kernel_service.core.events import StoredMessage, SystemNote
+from kernel_service.core.log.events import StoredMessage, SystemNote
 from kernel_service.core.session import HeaderPatch
 from maka_common.aio import TaskOwner
 

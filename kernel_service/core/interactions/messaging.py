@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 from kernel_service.core.backend import QueuedMessage
 from kernel_service.core.errors import MessageQueueFullError, OperationConflictError
-from kernel_service.core.owners import RunIdentity
+from kernel_service.core.interactions.owners import RunIdentity
 
 DEFAULT_MAX_MESSAGES = 100
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
@@ -58,6 +58,9 @@ class HostedMessageAuthority:
         owner = HostedMessageOwner(self, identity)
         self._owners[identity.run_id] = owner
         return owner
+
+    def unbind(self, run_id: str) -> None:
+        self._owners.pop(run_id, None)
 
     def enqueue(self, identity: RunIdentity, text: str, now: int) -> QueuedMessage:
         owner = self._owners.get(identity.run_id)
@@ -120,4 +123,4 @@ class HostedMessageOwner:
                 self.rejected.append((message_id, reason))
 
     def release(self) -> None:
-        self._authority._owners.pop(self.identity.run_id, None)
+        self._authority.unbind(self.identity.run_id)

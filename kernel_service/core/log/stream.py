@@ -1,10 +1,11 @@
 """The consumer side of a turn: an async iterator of its session events.
 
 ``RuntimeKernel.start_turn`` returns a :class:`TurnStream`. Nothing happens until the first
-``__anext__``: it admits the turn (or attaches to the run or record of the same turn id, which
-makes a retried start idempotent) and waits until the run either sends, fails to start (the
-failure is raised), was stopped before sending (the stop's failure is raised) or went stale
-(iteration ends without an event; ``not_started_reason`` says why).
+``__anext__``: it *opens* the turn (admission, see :mod:`kernel_service.core.turns.admission`,
+decides whether it attaches to a run or record of the same turn id or starts a new run) and
+waits until the run either sends, fails to start (the failure is raised), was stopped before
+sending (the stop's failure is raised) or went stale (iteration ends without an event;
+``not_started_reason`` says why). The stream itself only consumes.
 
 Events are read from the session log after the turn's user message (committed before they are
 seen), filtered to this turn's session events without the initial ``turn_state running``.
@@ -21,20 +22,18 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
-from kernel_service.core.errors import (
-    HostDrainingError,
-    OperationConflictError,
-    SessionArchivedError,
-    TurnNotStartedError,
-)
-from kernel_service.core.events import SESSION_EVENT_TYPES, SessionEvent, StoredMessage
-from kernel_service.core.log import SessionLog
-from kernel_service.core.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.errors import HostDrainingError, TurnNotStartedError
+from kernel_service.core.log.events import SESSION_EVENT_TYPES, SessionEvent, StoredMessage
+from kernel_service.core.log.session_log import SessionLog
+from kernel_service.core.turns.admission import Opening
+from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
 
-if TYPE_CHECKING:
-    from kernel_service.core.kernel import RuntimeKernel
+#: Opens the turn (admission); called once, on the first ``__anext__``.
+Opener = Callable[[], Awaitable[Opening]]
+#: Claims the stop of an abandoned run: ``(run, source)`` → the stop's outcome.
+Stopper = Callable[[Run, str], "asyncio.Future[StopOutcome]"]
 
 ABANDON_SOURCE = "stream_abandoned"
 
@@ -42,14 +41,16 @@ ABANDON_SOURCE = "stream_abandoned"
 class TurnStream:
     def __init__(
         self,
-        kernel: RuntimeKernel,
         session_id: str,
         turn_id: str,
         text: str,
         *,
+        open_turn: Opener,
+        stop_abandoned: Stopper,
         report_not_started: bool = False,
     ) -> None:
-        self._kernel = kernel
+        self._open_turn = open_turn
+        self._stop_abandoned = stop_abandoned
         self._report_not_started = report_not_started
         self.session_id = session_id
         self.turn_id = turn_id
@@ -113,53 +114,13 @@ class TurnStream:
         return not (entry.type == "turn_state" and entry.status == "running")
 
     async def _open(self) -> None:
-        kernel = self._kernel
-        ctx = kernel._ctx
-        runtime = ctx.session(self.session_id)
-        self._log = runtime.log
-        active = runtime.active_run
-        if active is not None and active.turn_id == self.turn_id:
-            self._check_same_text(active.text)
-            await self._follow(active, attached=True)
+        opening = await self._open_turn()
+        self._log = opening.log
+        if opening.run is not None:
+            await self._follow(opening.run, attached=opening.attached)
             return
-        if ctx.draining:
-            # Decided in memory, before the store is touched: a draining host may be closing it.
-            raise HostDrainingError()
-        header = await ctx.store.read_header(self.session_id)
-        active = runtime.active_run
-        if active is not None and active.turn_id == self.turn_id:
-            self._check_same_text(active.text)
-            await self._follow(active, attached=True)
-            return
-        existing = await ctx.store.get_turn(self.session_id, self.turn_id)
-        if existing is not None:
-            self._check_same_text(existing.text)
-            self.attached = True
-            self._cursor = existing.first_seq
-            return
-        if header.is_archived:
-            raise SessionArchivedError(self.session_id)
-        refusal = ctx.admission_failure(runtime)
-        if refusal is not None:
-            raise refusal
-        run = Run(
-            run_id=ctx.new_id(),
-            session_id=self.session_id,
-            turn_id=self.turn_id,
-            text=self.text,
-            epoch=runtime.stop_epoch,
-            start_outcome=asyncio.get_running_loop().create_future(),
-            header=header,
-        )
-        kernel._runner.launch(run)
-        await self._follow(run, attached=False)
-
-    def _check_same_text(self, text: str) -> None:
-        if text != self.text:
-            raise OperationConflictError(
-                f"turn {self.turn_id!r} already exists with a different text; "
-                "use a new turn id for a new turn"
-            )
+        self.attached = True
+        self._cursor = opening.first_seq
 
     async def _follow(self, run: Run, *, attached: bool) -> None:
         self._run = run
@@ -192,7 +153,7 @@ class TurnStream:
         started = run.start_outcome
         if started.done() and (started.cancelled() or started.exception() is not None):
             return None
-        return self._kernel._stops.claim(run, ABANDON_SOURCE, "immediate", escalate=False)
+        return self._stop_abandoned(run, ABANDON_SOURCE)
 
     async def aclose(self) -> None:
         """Abandon the turn and wait for its cleanup; raise the cleanup's failure."""

@@ -30,15 +30,15 @@ from kernel_service.core.errors import (
     RuntimeInteractionInvariantError,
     describe,
 )
-from kernel_service.core.events import (
+from kernel_service.core.interactions.owners import CloseReason, InteractionResponder, RunIdentity
+from kernel_service.core.log.events import (
     SANDBOX_DECISIONS,
     InteractionKind,
     SandboxBoundaryRequest,
     UserQuestionRequest,
 )
-from kernel_service.core.owners import CloseReason, InteractionResponder, RunIdentity
-from kernel_service.core.run import Run
 from kernel_service.core.store import InteractionRecord, InteractionStore, Resolution
+from kernel_service.core.turns.run import Run
 from maka_common.aio import TaskOwner
 
 log = logging.getLogger("kernel_service.core")
@@ -79,8 +79,9 @@ class HostedInteractionAuthority:
     ) -> None:
         if answer_timeout is not None and answer_timeout <= 0:
             raise ValueError("answer_timeout must be positive")
-        self._store = store
-        self._now = now
+        #: Where requests are kept (shared with the owners this authority binds).
+        self.store = store
+        self.now = now
         self.answer_timeout = answer_timeout
         self._schedule = schedule or _loop_scheduler
         self._owners: dict[str, HostedInteractionOwner] = {}
@@ -92,6 +93,9 @@ class HostedInteractionAuthority:
         owner = HostedInteractionOwner(self, identity, responder)
         self._owners[identity.run_id] = owner
         return owner
+
+    def unbind(self, run_id: str) -> None:
+        self._owners.pop(run_id, None)
 
     @property
     def live_runs(self) -> int:
@@ -124,7 +128,7 @@ class HostedInteractionAuthority:
     async def _pending_of(
         self, session_id: str, request_id: str, kind: InteractionKind
     ) -> InteractionRecord:
-        record = await self._store.get_interaction(session_id, request_id)
+        record = await self.store.get_interaction(session_id, request_id)
         if record is None:
             raise NotFoundError("interaction request", request_id, f"in session {session_id!r}")
         if record.kind != kind:
@@ -149,8 +153,8 @@ class HostedInteractionAuthority:
     async def _resolve_and_deliver(
         self, session_id: str, request_id: str, resolution: Resolution
     ) -> InteractionRecord:
-        resolved = await self._store.resolve_interaction(
-            session_id, request_id, resolution, self._now()
+        resolved = await self.store.resolve_interaction(
+            session_id, request_id, resolution, self.now()
         )
         await self._deliver(resolved)
         return resolved
@@ -162,7 +166,8 @@ class HostedInteractionAuthority:
         owner.forget(record.request_id)
         await owner.responder.resolved(record)
 
-    def _arm(self, owner: HostedInteractionOwner, request_id: str) -> Cancellable | None:
+    def arm(self, owner: HostedInteractionOwner, request_id: str) -> Cancellable | None:
+        """Start the answer timeout of *request_id* (``None`` without a timeout)."""
         timeout = self.answer_timeout
         if timeout is None:
             return None
@@ -231,10 +236,10 @@ class HostedInteractionOwner:
             run_id=identity.run_id,
             kind=kind,
             request=request,
-            created_at=self._authority._now(),
+            created_at=self._authority.now(),
         )
-        await self._authority._store.put_interaction(record)
-        self._timers[request.request_id] = self._authority._arm(self, request.request_id)
+        await self._authority.store.put_interaction(record)
+        self._timers[request.request_id] = self._authority.arm(self, request.request_id)
 
     def forget(self, request_id: str) -> None:
         timer = self._timers.pop(request_id, None)
@@ -249,8 +254,8 @@ class HostedInteractionOwner:
         self._closed = True
         self.cancel_timers()
         authority = self._authority
-        closed = await authority._store.close_interactions(
-            self.identity.session_id, self.identity.run_id, reason, authority._now()
+        closed = await authority.store.close_interactions(
+            self.identity.session_id, self.identity.run_id, reason, authority.now()
         )
         for record in closed:
             try:
@@ -266,7 +271,7 @@ class HostedInteractionOwner:
                 )
 
     def release(self) -> None:
-        self._authority._owners.pop(self.identity.run_id, None)
+        self._authority.unbind(self.identity.run_id)
 
 
 def legacy_answer(run: Run, request_id: str, answers: Sequence[str], now: int) -> InteractionRecord:

@@ -18,11 +18,14 @@ import asyncio
 from dataclasses import dataclass, field
 
 from kernel_service.core.backend import StopMode, StopReason
-from kernel_service.core.context import KernelContext
+from kernel_service.core.deps import KernelDeps
 from kernel_service.core.errors import combine_failures
-from kernel_service.core.events import StoredMessage, SystemNote, TurnState
-from kernel_service.core.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.log.events import StoredMessage, SystemNote, TurnState
 from kernel_service.core.session import HeaderPatch
+from kernel_service.core.sessions import SessionTable
+from kernel_service.core.turns.quarantine import block
+from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.turns.turn_ends import PendingTurnEnds
 
 
 @dataclass(eq=False)
@@ -48,8 +51,12 @@ def _retrieve(future: asyncio.Future[StopOutcome]) -> None:
 
 
 class StopCoordinator:
-    def __init__(self, ctx: KernelContext) -> None:
-        self._ctx = ctx
+    def __init__(
+        self, deps: KernelDeps, sessions: SessionTable, turn_ends: PendingTurnEnds
+    ) -> None:
+        self._deps = deps
+        self._sessions = sessions
+        self._turn_ends = turn_ends
 
     def claim(
         self, run: Run, source: str, mode: StopMode, *, escalate: bool = True
@@ -71,11 +78,11 @@ class StopCoordinator:
             outcome.add_done_callback(_retrieve)
             op = StopOperation(run, source, mode, "user_stop", outcome)
             run.stop_op = op
-            self._ctx.tasks.spawn(self._execute(op), name=f"stop-{run.turn_id}", log_failure=True)
+            self._deps.tasks.spawn(self._execute(op), name=f"stop-{run.turn_id}", log_failure=True)
             return op.result_view()
         if escalate and mode == "immediate" and op.mode == "after_step":
             if op.escalation is None:
-                op.escalation = self._ctx.tasks.spawn(self._escalate(op), name="stop-escalate")
+                op.escalation = self._deps.tasks.spawn(self._escalate(op), name="stop-escalate")
             return asyncio.shield(op.escalation)
         return op.result_view()
 
@@ -101,7 +108,7 @@ class StopCoordinator:
             raise
         if failure is not None:
             op.outcome.set_exception(failure)
-            await self._ctx.record_failure(run.session_id, run.turn_id, "stop failed", failure)
+            await self._sessions.record_failure(run.session_id, run.turn_id, "stop failed", failure)
         else:
             op.outcome.set_result(
                 StopOutcome(
@@ -117,14 +124,14 @@ class StopCoordinator:
         run = op.run
         generation = run.generation
         assert generation is not None
-        tasks = self._ctx.tasks
+        tasks = self._deps.tasks
         # Order matters: the backend stop task is created (and so first scheduled) before the
         # close task, so the backend is told to stop before a slow durable close settles.
         cleanup = [tasks.spawn(generation.stop(op.reason, op.mode), name="stop-backend")]
         if run.interaction is not None:
             cleanup.append(tasks.spawn(run.interaction.close("turn_stopped"), name="stop-close"))
         await asyncio.wait(cleanup)
-        self._ctx.session(run.session_id).note_generation(generation)
+        self._sessions.session(run.session_id).note_generation(generation)
         failures: list[Exception | None] = []
         for task in cleanup:
             failure = task.exception()
@@ -132,14 +139,14 @@ class StopCoordinator:
                 raise failure
             failures.append(failure)
         failures.extend(await self._project(op))
-        if self._ctx.session(run.session_id).permanent_failure is not None:
-            failures.append(await self._ctx.mark_blocked(run.session_id))
+        if self._sessions.session(run.session_id).permanent_failure is not None:
+            failures.append(await block(self._deps.store, self._deps.now, run.session_id))
         return combine_failures(failures)
 
     async def _project(self, op: StopOperation) -> list[Exception]:
         run = op.run
-        ctx = self._ctx
-        now = ctx.now()
+        deps = self._deps
+        now = deps.now()
         failures: list[Exception] = []
         entries: list[StoredMessage] = [
             TurnState(
@@ -147,7 +154,7 @@ class StopCoordinator:
                 status="aborted",
                 abort_source=op.source,
                 aborted_at=now,
-                id=ctx.new_id(),
+                id=deps.new_id(),
                 ts=now,
             ),
             SystemNote(
@@ -155,27 +162,27 @@ class StopCoordinator:
                 text=f"turn {run.turn_id} stopped ({op.mode}) by {op.source}",
                 turn_id=run.turn_id,
                 source=op.source,
-                id=ctx.new_id(),
+                id=deps.new_id(),
                 ts=now,
             ),
         ]
         patch: HeaderPatch = {"status": "aborted", "status_updated_at": now}
         try:
-            await ctx.append(run.session_id, entries)
+            await self._sessions.append(run.session_id, entries)
             entries = []
         except asyncio.CancelledError:
             raise
         except Exception as failure:
             failures.append(failure)
         try:
-            await ctx.store.update_header(run.session_id, patch)
+            await deps.store.update_header(run.session_id, patch)
         except asyncio.CancelledError:
             raise
         except Exception as failure:
             failures.append(failure)
         if failures:
             # Never left running: recorded as soon as the store takes writes again.
-            ctx.turn_ends.add(
+            self._turn_ends.add(
                 run.session_id, run.turn_id, entries=entries, patch=patch, cause=failures[0]
             )
         op.projected = True
@@ -191,7 +198,7 @@ class StopCoordinator:
         try:
             await generation.stop(op.reason, "immediate")
         finally:
-            self._ctx.session(run.session_id).note_generation(generation)
+            self._sessions.session(run.session_id).note_generation(generation)
         return StopOutcome(
             session_id=outcome.session_id,
             turn_id=outcome.turn_id,

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Sequence
 
 from kernel_service.core.errors import NotFoundError
-from kernel_service.core.events import StoredMessage
+from kernel_service.core.log.events import StoredMessage
 from kernel_service.core.sizes import clip_entry, wire_size
 from kernel_service.core.store import SessionStore
 from maka_common.aio import TaskOwner

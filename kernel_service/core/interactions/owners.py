@@ -23,7 +23,7 @@ from kernel_service.core.errors import (
     RuntimeInteractionFailStopError,
     RuntimeOwnerCleanupError,
 )
-from kernel_service.core.events import SandboxBoundaryRequest, UserQuestionRequest
+from kernel_service.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
 from kernel_service.core.store import InteractionRecord
 from maka_common.aio import TaskOwner
 

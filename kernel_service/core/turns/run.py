@@ -1,16 +1,10 @@
 """A run: one turn executing on one backend generation, from reservation to settlement.
 
-Phases, in order (a run may end early in any of them)::
-
-    reserving ──▶ beginning ──▶ binding ──▶ sending ──▶ settled
-       │ (stale: the generation was stopped, disposed or replaced, or the session was
-       │  stopped while reserving → ends quietly, nothing written, never sends)
-       └──────────────────────────────────────────────────────────▶ settled
-
-``start_outcome`` resolves once the run knows whether it will send (``SENDING``), was stopped
-before it could (``STOPPED``) or went stale (``STALE``); it holds the exception if starting
-failed. A stop that arrives while the run is beginning or binding is *claimed* against the run
-(``stop_op``) and waits for ``start_outcome``.
+Its lifecycle is :class:`~kernel_service.core.turns.state.RunState`, moved only by
+:meth:`Run.advance`. ``start_outcome`` resolves once the run knows whether it will send
+(``SENDING``), was stopped before it could (``STOPPED``) or went stale (``STALE``); it holds the
+exception if starting failed. A stop that arrives while the run is starting is *claimed* against
+the run (``stop_op``) and waits for ``start_outcome``.
 """
 
 from __future__ import annotations
@@ -22,21 +16,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kernel_service.core.backend import StopMode, StopReason
-from kernel_service.core.events import InteractionKind, StoredMessage
-from kernel_service.core.generation import Generation
-from kernel_service.core.owners import InteractionOwnerHandle, MessageOwnerHandle, RunIdentity
+from kernel_service.core.interactions.owners import (
+    InteractionOwnerHandle,
+    MessageOwnerHandle,
+    RunIdentity,
+)
+from kernel_service.core.log.events import InteractionKind, StoredMessage
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.turns.generation import Generation
+from kernel_service.core.turns.state import ON_RECORD, RunState, transition
 
 if TYPE_CHECKING:
-    from kernel_service.core.stop import StopOperation
-
-
-class RunPhase(enum.Enum):
-    RESERVING = "reserving"
-    BEGINNING = "beginning"
-    BINDING = "binding"
-    SENDING = "sending"
-    SETTLED = "settled"
+    from kernel_service.core.turns.stop import StopOperation
 
 
 class StartOutcome(enum.Enum):
@@ -53,11 +44,9 @@ class Run:
     text: str
     epoch: int
     start_outcome: asyncio.Future[StartOutcome]
-    phase: RunPhase = RunPhase.RESERVING
+    state: RunState = RunState.RESERVING
+    previous_state: RunState | None = None
     generation: Generation | None = None
-    claimed: bool = False
-    begun: bool = False
-    marked_running: bool = False
     first_seq: int = 0
     stop_op: StopOperation | None = None
     interaction: InteractionOwnerHandle | None = None
@@ -72,10 +61,6 @@ class Run:
     stale_reason: str = ""
     header: SessionHeader | None = None
     open_message: tuple[str, list[str]] | None = None
-    start_failed: bool = False
-    # Set (synchronously) when the run records its own terminal state: from then on a stop or
-    # an abandoned stream has nothing left to stop and must not project a second terminal state.
-    ending: bool = False
     uncommitted: deque[asyncio.Future[list[StoredMessage]]] = field(default_factory=deque)
 
     @property
@@ -91,6 +76,30 @@ class Run:
     @property
     def stopped(self) -> bool:
         return self.stop_op is not None
+
+    @property
+    def on_record(self) -> bool:
+        """Whether the turn's opening entries are committed (and its end must be recorded)."""
+        return self.state in ON_RECORD
+
+    @property
+    def ending(self) -> bool:
+        """Whether the run records (or has recorded) its own terminal state: from then on a
+        stop or an abandoned stream has nothing left to stop and must not project a second
+        terminal state."""
+        return RunState.ENDING in (self.state, self.previous_state)
+
+    @property
+    def sending(self) -> bool:
+        """Whether the backend is running the turn (the turn takes messages)."""
+        return self.state is RunState.SENDING
+
+    def advance(self, target: RunState) -> None:
+        """Move to *target* (see :func:`~kernel_service.core.turns.state.transition`)."""
+        self.previous_state = self.state
+        self.state = transition(self.state, target)
+        if target is RunState.SETTLED:
+            self.settled.set()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

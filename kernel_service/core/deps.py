@@ -1,0 +1,44 @@
+"""What the kernel's parts depend on, fixed when the kernel is built.
+
+Every part (admission, runner, stops, drain, the façade) receives the same frozen
+:class:`KernelDeps`; the only mutable state they share is the session table
+(:class:`~kernel_service.core.sessions.SessionTable`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from kernel_service.core.backend import BackendRegistry
+from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
+from kernel_service.core.store import SessionStore
+from maka_common.aio import TaskOwner
+
+T = TypeVar("T")
+
+
+class BackendActivation(Protocol):
+    """Wraps every backend activation (building or reusing a generation and reserving a run)."""
+
+    def __call__(self, operation: Callable[[], Awaitable[T]], /) -> Awaitable[T]: ...
+
+
+async def run_directly(operation: Callable[[], Awaitable[T]], /) -> T:
+    return await operation()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class KernelDeps:
+    store: SessionStore
+    backends: BackendRegistry
+    interaction_authority: InteractionAuthority | None
+    message_authority: MessageAuthority | None
+    new_id: Callable[[], str]
+    now: Callable[[], int]
+    run_backend_activation: BackendActivation
+    #: Owns every task the kernel starts (runs, stops, log writers); closed with the kernel.
+    tasks: TaskOwner
+    #: The largest log entry (see :data:`~kernel_service.core.log.session_log.MAX_ENTRY_BYTES`).
+    max_event_bytes: int
