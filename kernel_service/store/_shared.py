@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 from kernel_service.core.log.events import StoredMessage, TurnState, UserMessage
-from kernel_service.core.session import SessionHeader, TurnRecord
+from kernel_service.core.session import HeaderPatch, SessionHeader, TurnRecord
 
 
 def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord | None:
@@ -70,3 +70,23 @@ def turn_to_json(turn: TurnRecord) -> str:
 
 def turn_from_json(text: str) -> TurnRecord:
     return TurnRecord(**json.loads(text))
+
+
+class HeaderShortcuts:
+    """The store protocol's header shortcuts, each one :meth:`update_header` patch (the one
+    primitive a store implements for them)."""
+
+    async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
+        raise NotImplementedError
+
+    async def archive(self, session_id: str) -> None:
+        await self.update_header(session_id, {"is_archived": True})
+
+    async def unarchive(self, session_id: str) -> None:
+        await self.update_header(session_id, {"is_archived": False})
+
+    async def set_flagged(self, session_id: str, flagged: bool) -> None:
+        await self.update_header(session_id, {"is_flagged": flagged})
+
+    async def rename(self, session_id: str, name: str) -> None:
+        await self.update_header(session_id, {"name": name, "title_is_manual": True})

@@ -30,7 +30,7 @@ from kernel_service.core.session import (
 )
 from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionRecord, Resolution
-from kernel_service.store._shared import apply_to_turn
+from kernel_service.store._shared import HeaderShortcuts, apply_to_turn
 
 
 @dataclass
@@ -40,7 +40,7 @@ class _Session:
     turns: dict[str, TurnRecord] = field(default_factory=dict)
 
 
-class MemorySessionStore:
+class MemorySessionStore(HeaderShortcuts):
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._interactions: dict[tuple[str, str], InteractionRecord] = {}
@@ -82,18 +82,6 @@ class MemorySessionStore:
         session = self._session(session_id)
         session.header = dataclasses.replace(session.header, **patch)
         return session.header
-
-    async def archive(self, session_id: str) -> None:
-        await self.update_header(session_id, {"is_archived": True})
-
-    async def unarchive(self, session_id: str) -> None:
-        await self.update_header(session_id, {"is_archived": False})
-
-    async def set_flagged(self, session_id: str, flagged: bool) -> None:
-        await self.update_header(session_id, {"is_flagged": flagged})
-
-    async def rename(self, session_id: str, name: str) -> None:
-        await self.update_header(session_id, {"name": name, "title_is_manual": True})
 
     async def remove(self, session_id: str) -> None:
         self._session(session_id)

@@ -48,6 +48,7 @@ from kernel_service.core.store import (
     interaction_to_record,
 )
 from kernel_service.store._shared import (
+    HeaderShortcuts,
     apply_to_turn,
     header_from_json,
     header_to_json,
@@ -117,7 +118,7 @@ ERRORS = StoreErrors(
 )
 
 
-class SqliteSessionStore:
+class SqliteSessionStore(HeaderShortcuts):
     """A :class:`~kernel_service.core.store.SessionStore` and ``InteractionStore`` on SQLite."""
 
     def __init__(self, worker: SqliteWorker) -> None:
@@ -202,18 +203,6 @@ class SqliteSessionStore:
             return _update_header(conn, session_id, patch)
 
         return await self._write(update)
-
-    async def archive(self, session_id: str) -> None:
-        await self.update_header(session_id, {"is_archived": True})
-
-    async def unarchive(self, session_id: str) -> None:
-        await self.update_header(session_id, {"is_archived": False})
-
-    async def set_flagged(self, session_id: str, flagged: bool) -> None:
-        await self.update_header(session_id, {"is_flagged": flagged})
-
-    async def rename(self, session_id: str, name: str) -> None:
-        await self.update_header(session_id, {"name": name, "title_is_manual": True})
 
     async def remove(self, session_id: str) -> None:
         def delete(conn: sqlite3.Connection) -> None:
