@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support import auth
+
 LISTENING = re.compile(r"(maka-\w+) listening on (\S+):(\d+)")
 MODULES = {"kernel": "kernel_service.server", "resource": "resource_service.server"}
 
@@ -102,6 +104,9 @@ def spawn_service(
 ) -> ServiceProcess:
     """Start *service* on ``127.0.0.1:0`` with *data_dir*; do not wait for it."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    # The suite's credential (tests.support.auth): the service accepts it, its kernel's link
+    # sends it.
+    full_env.update(auth.ENV)
     full_env.update(env or {})
     # Later flags win: a test of the pair passes its own backend and resource address.
     defaults = KERNEL_ALONE if service == "kernel" else ()
