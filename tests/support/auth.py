@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka_client.credentials import BearerToken
+from maka_client.credentials import bearer_interceptors
 
 from maka_common.auth import hash_token, new_token
 
@@ -97,7 +97,7 @@ def _aio_channel(
     target: str, options: Any = None, compression: Any = None, interceptors: Any = None
 ) -> Any:
     # Innermost: a credential the caller's own interceptors added is kept.
-    chain = [*(interceptors or ()), BearerToken(TOKEN)]
+    chain = [*(interceptors or ()), *bearer_interceptors(TOKEN)]
     return bare_aio_channel(target, options, compression, chain)
 
 

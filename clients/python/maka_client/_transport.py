@@ -17,7 +17,7 @@ from typing import Any
 
 import grpc
 
-from maka_client.credentials import BearerToken, TlsFiles, discover_token
+from maka_client.credentials import TlsFiles, bearer_interceptors, discover_token
 from maka_client.errors import ClientClosedError, client_error, from_rpc_error
 from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
@@ -90,15 +90,17 @@ def open_channel(
     """A channel to *address* (``HOST:PORT``) that carries the client's credential: TLS when
     ``options.tls`` (or the environment) names TLS files, plaintext otherwise."""
     chain = list(interceptors or ())
-    token = discover_token(options.token, data_dir=options.data_dir)
+    tls = options.tls or TlsFiles.from_env()
+    # A client certificate is the credential: the local one is not sent along with it.
+    local = tls is None or tls.cert is None
+    token = discover_token(options.token, data_dir=options.data_dir, local=local)
     if token:
-        chain.append(BearerToken(token))
+        chain.extend(bearer_interceptors(token))
     channel_options = [
         *_CHANNEL_OPTIONS,
         *options.keepalive.client_options(),
         *options.channel_options,
     ]
-    tls = options.tls or TlsFiles.from_env()
     if tls is not None:
         return grpc.aio.secure_channel(
             address, tls.credentials(), options=channel_options, interceptors=chain or None

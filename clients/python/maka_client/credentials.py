@@ -8,7 +8,8 @@ The token, first found wins:
    ``DATA_DIR`` is ``MAKA_DATA_DIR`` or the default data directory (``~/.local/share/
    maka-runtime`` on Linux). The services create it on first start.
 
-Without a token the call goes out bare and the service answers ``UNAUTHENTICATED``
+A client that presents a certificate (mutual TLS) skips step 3: its certificate is its
+credential. Without a token the call goes out bare and the service answers ``UNAUTHENTICATED``
 (:class:`~maka_client.errors.UnauthenticatedError`).
 
 TLS: ``tls_ca`` (``MAKA_TLS_CA``) is the CA that signed the server's certificate; with
@@ -54,14 +55,16 @@ def discover_token(
     *,
     data_dir: Path | str | None = None,
     env: Mapping[str, str] | None = None,
+    local: bool = True,
 ) -> str | None:
-    """The token to send (see the module docstring for the order)."""
+    """The token to send (see the module docstring for the order); with ``local=False`` the
+    local credential is not looked for (a client that presents a certificate)."""
     environ = os.environ if env is None else env
     if token:
         return token
     if environ.get(TOKEN_ENV):
         return environ[TOKEN_ENV]
-    return local_token(data_dir, environ)
+    return local_token(data_dir, environ) if local else None
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ class TlsFiles:
         )
 
 
-class _Metadata:
+class _Bearer:
     def __init__(self, token: str) -> None:
         self._pair = ("authorization", f"Bearer {token}")
 
@@ -105,23 +108,27 @@ class _Metadata:
         return details._replace(metadata=grpc.aio.Metadata(*metadata))
 
 
-class BearerToken(
-    _Metadata,
-    grpc.aio.UnaryUnaryClientInterceptor,
-    grpc.aio.UnaryStreamClientInterceptor,
-    grpc.aio.StreamUnaryClientInterceptor,
-    grpc.aio.StreamStreamClientInterceptor,
-):
-    """Adds ``authorization: Bearer TOKEN`` to every call (unless the call has its own)."""
-
+class _UnaryUnary(_Bearer, grpc.aio.UnaryUnaryClientInterceptor):
     async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         return await continuation(self._details(details), request)
 
+
+class _UnaryStream(_Bearer, grpc.aio.UnaryStreamClientInterceptor):
     async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
         return await continuation(self._details(details), request)
 
+
+class _StreamUnary(_Bearer, grpc.aio.StreamUnaryClientInterceptor):
     async def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
         return await continuation(self._details(details), requests)
 
+
+class _StreamStream(_Bearer, grpc.aio.StreamStreamClientInterceptor):
     async def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
         return await continuation(self._details(details), requests)
+
+
+def bearer_interceptors(token: str) -> list[grpc.aio.ClientInterceptor]:
+    """Interceptors that add ``authorization: Bearer TOKEN`` to every call (unless the call
+    has its own). One per kind of call: a channel files each interceptor under one kind."""
+    return [_UnaryUnary(token), _UnaryStream(token), _StreamUnary(token), _StreamStream(token)]
