@@ -446,7 +446,7 @@ def test_an_anonymous_request_is_refused_before_it_is_decoded(
         (pair[1], "/maka.resource.v1.ResourceService/StartBackground"),
     ):
         with auth.bare_channel(process.address) as channel:
-            call = channel.unary_unary(method)
+            call: Any = channel.unary_unary(method)
             with pytest.raises(grpc.RpcError) as raised:
                 call(raw, timeout=10)
         refused = from_rpc_error(raised.value)
