@@ -164,3 +164,50 @@ def test_the_kernel_link_uses_mutual_tls(
                 )
             assert done.resource.attempted and done.resource.reached, done.resource
             assert wait_for_exit(resource.pid, 30)
+
+
+def test_the_sdk_and_the_cli_speak_mutual_tls(
+    mtls_resource: ServiceProcess,
+    pki: dict[str, Path | Pem],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+    import os
+    import subprocess
+    import sys
+
+    from maka_client.aio import ClientOptions, ResourceClient
+    from maka_client.credentials import TlsFiles
+    from maka_client.errors import PermissionDeniedError
+
+    alice = pem(pki, "alice")
+    files = TlsFiles(ca=Path(str(pki["ca"])), cert=alice.cert, key=alice.key)
+
+    async def check() -> str:
+        options = ClientOptions(tls=files, token=None)
+        async with ResourceClient(mtls_resource.address, options=options) as client:
+            with pytest.raises(PermissionDeniedError) as denied:
+                await client.shutdown()
+            assert "'alice' has client" in denied.value.message  # the certificate's principal
+            return (await client.get_server_info()).auth_mode
+
+    # The certificate alone: no token from the environment, no local credential looked for.
+    monkeypatch.delenv("MAKA_TOKEN")
+    assert asyncio.run(check()) == "mtls+token"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env.update(
+        HOME=str(tmp_path),
+        MAKA_TLS_CA=str(pki["ca"]),
+        MAKA_TLS_CERT=str(alice.cert),
+        MAKA_TLS_KEY=str(alice.key),
+    )
+    listed = subprocess.run(
+        [sys.executable, "-m", "maka_client.cli", "--resource", mtls_resource.address, "ps"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert listed.returncode == 0, listed.stderr
