@@ -18,11 +18,13 @@ from __future__ import annotations
 import codecs
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Literal, cast
 
 from maka.resource.v1 import resource_pb2 as pb
 from maka_client import errors
 from maka_client.aio import ClientOptions, ResourceClient
+from maka_client.credentials import TlsFiles
 
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.tools import (
@@ -79,17 +81,40 @@ def run_info(run: pb.Run) -> RunInfo:
     )
 
 
+@dataclass(frozen=True)
+class LinkCredential:
+    """The link's credential: a token (``None``: ``MAKA_TOKEN``, then the local credential of
+    *data_dir*) and TLS files (``None``: plaintext)."""
+
+    token: str | None = None
+    data_dir: str | None = None
+    tls: TlsFiles | None = None
+
+
 class ResourceLink:
     """A :class:`~kernel_service.core.tools.ToolHost` backed by ``maka-resource``."""
 
-    def __init__(self, address: str, *, call_timeout: float = 10.0) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        call_timeout: float = 10.0,
+        credential: LinkCredential | None = None,
+    ) -> None:
+        credential = credential or LinkCredential()
         self._address = address
         self.call_timeout = call_timeout
         #: How long a tool call waits for a connection to the service before it fails.
         self.connect_timeout = min(call_timeout, CONNECT_TIMEOUT)
         self._client = ResourceClient(
             address,
-            options=ClientOptions(timeout=call_timeout, client_name="maka-kernel"),
+            options=ClientOptions(
+                timeout=call_timeout,
+                client_name="maka-kernel",
+                token=credential.token,
+                data_dir=credential.data_dir,
+                tls=credential.tls,
+            ),
         )
         self._registered: dict[str, str] = {}
         self._pending_archives: dict[str, bool] = {}

@@ -21,9 +21,11 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
+from maka_client.credentials import TlsFiles
 
 from kernel_service.api import convert
 from kernel_service.api.servicer import KernelServicer
@@ -44,7 +46,7 @@ from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAUL
 from kernel_service.core.recovery import recover_interrupted
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
-from kernel_service.resource_link import ResourceLink
+from kernel_service.resource_link import LinkCredential, ResourceLink
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.config import (
     DEFAULT_PAGE_BYTES,
@@ -89,6 +91,25 @@ class KernelConfig:
     max_page_bytes: int = DEFAULT_PAGE_BYTES
     max_queued_messages: int = DEFAULT_MAX_MESSAGES
     max_queued_bytes: int = DEFAULT_MAX_BYTES
+    #: The resource link's credential: a file holding its bearer token (empty: ``MAKA_TOKEN``,
+    #: then the local credential of the data directory) and TLS files (empty: plaintext).
+    resource_token_file: str = ""
+    resource_tls_ca: str = ""
+    resource_tls_cert: str = ""
+    resource_tls_key: str = ""
+
+
+def resource_credential(config: KernelConfig) -> LinkCredential:
+    """How the kernel authenticates to the resource service (see ``--resource-token-file``)."""
+    token = None
+    if config.resource_token_file:
+        try:
+            token = Path(config.resource_token_file).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            raise StartupError(f"cannot read --resource-token-file: {error}") from None
+    files = (config.resource_tls_ca, config.resource_tls_cert, config.resource_tls_key)
+    tls = TlsFiles(*(Path(f) if f else None for f in files)) if any(files) else None
+    return LinkCredential(token=token, data_dir=str(config.common.data_dir), tls=tls)
 
 
 def _synchronous(value: str) -> str:
@@ -120,6 +141,19 @@ def _add_link_settings(settings: SettingsParser) -> None:
         metavar="yes|no",
         help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
     )
+    settings.add(
+        "resource-token-file",
+        default="",
+        metavar="FILE",
+        help="file holding the bearer token of the link to the resource service (empty: "
+        "MAKA_TOKEN, then DATA_DIR/credentials/local.token)",
+    )
+    for name, what in (
+        ("ca", "CA that signed the resource service's certificate (TLS link)"),
+        ("cert", "client certificate the link presents (mutual TLS)"),
+        ("key", "private key of --resource-tls-cert"),
+    ):
+        settings.add(f"resource-tls-{name}", default="", metavar="PEM", help=what)
 
 
 def _add_turn_settings(settings: SettingsParser) -> None:
@@ -205,6 +239,10 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_page_bytes=int(ns.max_page_bytes),
         max_queued_messages=int(ns.max_queued_messages),
         max_queued_bytes=int(ns.max_queued_bytes),
+        resource_token_file=ns.resource_token_file,
+        resource_tls_ca=ns.resource_tls_ca,
+        resource_tls_cert=ns.resource_tls_cert,
+        resource_tls_key=ns.resource_tls_key,
     )
 
 
@@ -259,7 +297,9 @@ class KernelService:
         self._host = host
         # The link's channel belongs to the serving event loop: made here, not in __init__.
         self.resources = ResourceLink(
-            self.config.resource_address, call_timeout=self.config.resource_timeout
+            self.config.resource_address,
+            call_timeout=self.config.resource_timeout,
+            credential=resource_credential(self.config),
         )
         self.backends.register(SHELL, shell_factory(self.resources, self.approvals))
         self.backends.register(

@@ -133,11 +133,29 @@ class CommonConfig:
     max_request_bytes: int = 4 * 1024 * 1024
     #: Where the transport stops reading a message (gRPC's own refusal, without ErrorInfo).
     max_transport_bytes: int = 16 * 1024 * 1024
+    #: Extra bearer tokens (hashed) and certificate roles (:mod:`maka_common.auth`).
+    token_file: Path | None = None
+    #: Serve TLS with this certificate chain and key (PEM files); both or neither.
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    #: Require client certificates signed by this CA (mutual TLS); needs tls_cert/tls_key.
+    tls_client_ca: Path | None = None
+    #: Let a plaintext listener bind a non-loopback address (warned at every start).
+    allow_insecure_listen: bool = False
+
+    @property
+    def credentials(self) -> Path:
+        """Where the local credential lives (shared by the pair)."""
+        return self.data_dir / "credentials"
 
     @property
     def service_data_dir(self) -> Path:
         """Each service keeps its own storage root below the shared data directory."""
         return self.data_dir / self.service
+
+
+def _path(value: str) -> Path | None:
+    return Path(value).expanduser().resolve() if value else None
 
 
 class SettingsParser:
@@ -191,6 +209,25 @@ class SettingsParser:
             metavar="BYTES",
             help="where gRPC itself stops reading a message (no ErrorInfo above it); at least "
             "--max-request-bytes",
+        )
+        self.add(
+            "token-file",
+            default="",
+            metavar="FILE",
+            help="JSON file of hashed bearer tokens and certificate roles, re-read when it "
+            "changes or on SIGHUP (the local credential is always accepted)",
+        )
+        self.add("tls-cert", default="", metavar="PEM", help="serve TLS with this certificate")
+        self.add("tls-key", default="", metavar="PEM", help="private key of --tls-cert")
+        self.add(
+            "tls-client-ca",
+            default="",
+            metavar="PEM",
+            help="require client certificates signed by this CA (mutual TLS)",
+        )
+        self.add_flag(
+            "allow-insecure-listen",
+            help="allow a plaintext listener on a non-loopback address (warned at every start)",
         )
 
     def env_names(self, name: str) -> tuple[str, str]:
@@ -271,5 +308,14 @@ class SettingsParser:
             shutdown_grace=float(ns.shutdown_grace),
             max_request_bytes=max_request,
             max_transport_bytes=max_transport,
+            token_file=_path(ns.token_file),
+            tls_cert=_path(ns.tls_cert),
+            tls_key=_path(ns.tls_key),
+            tls_client_ca=_path(ns.tls_client_ca),
+            allow_insecure_listen=bool(ns.allow_insecure_listen),
         )
+        if (common.tls_cert is None) != (common.tls_key is None):
+            self.parser.error("--tls-cert and --tls-key go together")
+        if common.tls_client_ca is not None and common.tls_cert is None:
+            self.parser.error("--tls-client-ca needs --tls-cert and --tls-key")
         return common, ns

@@ -11,22 +11,27 @@ A service plugs in through :class:`Service`. Life of a process::
 
 ``ServerHost.shutdown()`` is single-flight: every caller (the RPC, each signal) awaits the same
 drain and gets the same report. A second SIGINT/SIGTERM while draining stops at once.
-Interceptors passed to :func:`serve` are the hook for authentication at the servicer
-boundary; they run after the request guard (:mod:`maka_common.request_guard`: size limits and
-decoding with ``ErrorInfo``). Every connection follows the keepalive policy shared with the
-clients (:mod:`maka_client.keepalive`).
+Every call but health's is authenticated first (:mod:`maka_common.auth`: a bearer token or a
+client certificate; a call without one is refused before its request is decoded), then the
+request guard (:mod:`maka_common.request_guard`: size limits and decoding with ``ErrorInfo``)
+checks it; interceptors passed to :func:`serve` run after both. A plaintext listener on a
+non-loopback address is refused (exit 2) unless ``--allow-insecure-listen``; the bound address
+and the auth mode are logged once at start. Every connection follows the keepalive policy
+shared with the clients (:mod:`maka_client.keepalive`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import os
 import signal
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import grpc
@@ -34,6 +39,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
 from maka_common.aio import race
+from maka_common.auth import Authenticator, AuthInterceptor, TokenFileError
 from maka_common.config import CommonConfig
 from maka_common.reflection import enable_reflection
 from maka_common.request_guard import RequestGuard, RequestLimits
@@ -78,6 +84,9 @@ class ServerHost:
         self.service = service
         self.name = f"maka-{config.service}"
         self.listen_address = config.listen
+        #: How callers are authenticated (reported by GetServerInfo), see :func:`auth_mode`.
+        self.auth_mode = auth_mode(config)
+        self.authenticator = Authenticator(config.data_dir, config.token_file)
         self.started_at = time.time()
         self.health = health.aio.HealthServicer()
         self._shutdown_task: asyncio.Task[Any] | None = None
@@ -135,15 +144,35 @@ async def serve(
     clients (:mod:`maka_client.keepalive`); tests shrink its intervals.
     """
     host = ServerHost(config, service)
+    insecure = insecure_listen(config)
+    if insecure is not None:
+        if not config.allow_insecure_listen:
+            sys.stderr.write(f"{host.name}: error: {insecure}\n")
+            return 2
+        log.warning("%s: %s, allowed by --allow-insecure-listen", host.name, insecure)
+    try:
+        ensure_private_dir(config.data_dir)
+        host.authenticator.open()
+        credentials = server_credentials(config)
+    except (OSError, TokenFileError) as error:
+        sys.stderr.write(f"{host.name}: error: {error}\n")
+        return 1
     try:
         await service.open(host)
     except StartupError as error:
         sys.stderr.write(f"{host.name}: error: {error}\n")
         return 1
     limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
+    domain = f"{config.service}.maka"
     server = grpc.aio.server(
-        # The guard first: a request too large or undecodable is refused before anything else.
-        interceptors=(RequestGuard(limits, domain=f"{config.service}.maka"), *interceptors),
+        # Authentication first (on metadata only: an anonymous call is refused before its
+        # request is decoded), then the guard: a request too large or undecodable is refused
+        # before anything else sees it.
+        interceptors=(
+            AuthInterceptor(host.authenticator, domain, mtls=config.tls_client_ca is not None),
+            RequestGuard(limits, domain=domain),
+            *interceptors,
+        ),
         options=[*server_options(keepalive), *limits.server_options()],
     )
     try:
@@ -152,7 +181,10 @@ async def serve(
         enable_reflection(server, (*service.service_names, HEALTH_SERVICE_NAME))
         cause: Exception | None = None
         try:
-            port = server.add_insecure_port(config.listen)
+            if credentials is None:
+                port = server.add_insecure_port(config.listen)
+            else:
+                port = server.add_secure_port(config.listen, credentials)
         except RuntimeError as error:
             port, cause = 0, error
         if port == 0:
@@ -173,12 +205,14 @@ async def serve(
         if handle_signals:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(signum, on_signal, signum)
+            loop.add_signal_handler(signal.SIGHUP, host.authenticator.reload)
         await server.start()
         await host.set_serving(True)
         log.info(
-            "%s listening on %s (data dir %s, pid %d)",
+            "%s listening on %s (auth %s, data dir %s, pid %d)",
             host.name,
             host.listen_address,
+            host.auth_mode,
             config.service_data_dir,
             os.getpid(),
         )
@@ -197,6 +231,58 @@ async def serve(
     finally:
         await server.stop(None)
         await service.close()
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address only this machine can reach (``localhost``, 127.0.0.0/8, ``::1``)."""
+    name = host.strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def insecure_listen(config: CommonConfig) -> str | None:
+    """Why listening on ``config.listen`` would be unsafe (plaintext beyond loopback), or None."""
+    host = config.listen.rpartition(":")[0]
+    if config.tls_cert is not None or is_loopback(host):
+        return None
+    return (
+        f"refusing to listen on {config.listen} without TLS: a non-loopback address needs "
+        "--tls-cert/--tls-key (or --allow-insecure-listen)"
+    )
+
+
+def auth_mode(config: CommonConfig) -> str:
+    """``token``, ``tls+token`` or ``mtls+token``; ``,insecure-listen`` when overridden."""
+    if config.tls_client_ca is not None:
+        mode = "mtls+token"
+    elif config.tls_cert is not None:
+        mode = "tls+token"
+    else:
+        mode = "token"
+    return f"{mode},insecure-listen" if insecure_listen(config) is not None else mode
+
+
+def server_credentials(config: CommonConfig) -> grpc.ServerCredentials | None:
+    """TLS credentials of the listener (None: plaintext)."""
+    if config.tls_cert is None or config.tls_key is None:
+        return None
+    chain = config.tls_cert.read_bytes()
+    key = config.tls_key.read_bytes()
+    client_ca = config.tls_client_ca.read_bytes() if config.tls_client_ca else None
+    return grpc.ssl_server_credentials(
+        [(key, chain)], root_certificates=client_ca, require_client_auth=client_ca is not None
+    )
+
+
+def ensure_private_dir(path: Path) -> None:
+    """Create *path* 0700 if missing (an existing shared data directory keeps its mode; what
+    the services keep inside it is made private by each)."""
+    if not path.exists():
+        path.mkdir(parents=True, mode=0o700)
 
 
 def server_options(keepalive: KeepalivePolicy = KEEPALIVE) -> list[tuple[str, Any]]:

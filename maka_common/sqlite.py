@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -159,6 +160,10 @@ class SqliteWorker:
     # -- on the worker thread --------------------------------------------------------------
 
     def _connect(self, schema: StoreSchema) -> None:
+        # Created 0600 before SQLite opens it: the WAL and shared-memory files SQLite makes
+        # next to it take the database file's mode.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+        os.chmod(self.path, 0o600)
         conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=True)
         try:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]

@@ -5,6 +5,10 @@ A *storage root* is a directory with a marker file that names its kind (``kernel
 ``owner.lock`` inside it; a second process is refused at once, never queued. Stores open on the
 owner's :class:`RootLease` and refuse every call once the owner has closed.
 
+The root and every directory below it are kept 0700, every file 0600 (databases, their WAL
+and shared-memory files, logs, the lock): :func:`resolve_storage_root` repairs wider modes of
+a directory that already existed (another user could otherwise read a secret from the WAL).
+
 The lock file descriptor is close-on-exec (PEP 446), so shell runs started by the owner never
 inherit it: a ``kill -9`` of the owner frees the root even while its children live on.
 """
@@ -69,6 +73,7 @@ def resolve_storage_root(path: str | os.PathLike[str], kind: str) -> StorageRoot
     root_path.mkdir(parents=True, exist_ok=True, mode=0o700)
     if not root_path.is_dir():
         raise StorageRootError(f"{root_path} is not a directory")
+    restrict_tree(root_path)
     marker = root_path / MARKER_NAME
     if marker.exists():
         try:
@@ -82,8 +87,31 @@ def resolve_storage_root(path: str | os.PathLike[str], kind: str) -> StorageRoot
     else:
         tmp = marker.with_suffix(f".tmp-{os.getpid()}")
         tmp.write_text(json.dumps({"kind": kind, "format": MARKER_FORMAT}), encoding="utf-8")
+        os.chmod(tmp, 0o600)
         os.replace(tmp, marker)
     return StorageRoot(path=root_path, kind=kind)
+
+
+def restrict_tree(path: Path) -> None:
+    """Make *path* and every directory below it 0700 and every file 0600 (symbolic links are
+    not followed; entries of other users are left alone)."""
+    uid = os.geteuid()
+    for directory, dirs, files in os.walk(path):
+        _restrict(Path(directory), 0o700, uid)
+        for name in files:
+            _restrict(Path(directory) / name, 0o600, uid)
+        dirs[:] = [d for d in dirs if not (Path(directory) / d).is_symlink()]
+
+
+def _restrict(path: Path, mode: int, uid: int) -> None:
+    try:
+        stat = path.lstat()
+    except FileNotFoundError:
+        return
+    if stat.st_uid != uid or (stat.st_mode & 0o777) == mode or path.is_symlink():
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(path, mode)
 
 
 class RootLease:

@@ -6,6 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import auth
+
+# Before any service or channel exists: every test runs with the suite's credential.
+auth.install()
+
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:

@@ -1,5 +1,7 @@
 // Node.js client for Maka Runtime: loads the contract from protos/ at run time (no generated
 // code) and exposes typed-by-convention stubs plus the google.rpc.ErrorInfo of failed calls.
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,12 +45,67 @@ export const KEEPALIVE_OPTIONS = Object.freeze({
   'grpc.keepalive_permit_without_calls': 1,
 });
 
-/** Connect to both services over plaintext (loopback deployments), with KEEPALIVE_OPTIONS. */
-export function connect(kernelAddress, resourceAddress) {
-  const credentials = grpc.credentials.createInsecure();
+/** The services' default data directory ($XDG_DATA_HOME or ~/.local/share, /maka-runtime). */
+export function defaultDataDir() {
+  const base = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(base, 'maka-runtime');
+}
+
+/**
+ * The token a client sends: `options.token`, else $MAKA_TOKEN, else the local credential
+ * DATA_DIR/credentials/local.token the services create on first start (DATA_DIR is
+ * `options.dataDir`, else $MAKA_DATA_DIR, else defaultDataDir()), except for a client that
+ * presents a certificate. Null when there is none.
+ */
+export function findToken(options = {}) {
+  if (options.token) return options.token;
+  if (process.env.MAKA_TOKEN) return process.env.MAKA_TOKEN;
+  // A client certificate (mutual TLS) is the credential: the local one is not sent with it.
+  if (options.tlsCert || process.env.MAKA_TLS_CERT) return null;
+  const dir = options.dataDir || process.env.MAKA_DATA_DIR || defaultDataDir();
+  try {
+    return readFileSync(join(dir, 'credentials', 'local.token'), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function bearer(token) {
+  return (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        if (metadata.get('authorization').length === 0) {
+          metadata.set('authorization', `Bearer ${token}`);
+        }
+        next(metadata, listener);
+      },
+    });
+}
+
+function channelCredentials(options) {
+  const ca = options.tlsCa || process.env.MAKA_TLS_CA;
+  const cert = options.tlsCert || process.env.MAKA_TLS_CERT;
+  const key = options.tlsKey || process.env.MAKA_TLS_KEY;
+  if (!ca && !cert) return grpc.credentials.createInsecure();
+  return grpc.credentials.createSsl(
+    ca ? readFileSync(ca) : null,
+    key ? readFileSync(key) : null,
+    cert ? readFileSync(cert) : null,
+  );
+}
+
+/**
+ * Connect to both services with KEEPALIVE_OPTIONS and a credential found by findToken(options).
+ * TLS when `options.tlsCa` ($MAKA_TLS_CA) is set, with a client certificate from
+ * `options.tlsCert`/`options.tlsKey` ($MAKA_TLS_CERT/$MAKA_TLS_KEY); plaintext otherwise.
+ */
+export function connect(kernelAddress, resourceAddress, options = {}) {
+  const credentials = channelCredentials(options);
+  const token = findToken(options);
+  const settings = { ...KEEPALIVE_OPTIONS, ...(token ? { interceptors: [bearer(token)] } : {}) };
   return {
-    kernel: new KernelService(kernelAddress, credentials, { ...KEEPALIVE_OPTIONS }),
-    resource: new ResourceService(resourceAddress, credentials, { ...KEEPALIVE_OPTIONS }),
+    kernel: new KernelService(kernelAddress, credentials, settings),
+    resource: new ResourceService(resourceAddress, credentials, settings),
     close() {
       this.kernel.close();
       this.resource.close();
@@ -108,6 +165,26 @@ const reasonEnum = protobuf
 
 /** The prefix of every registry value name; the reason string a service sends has none. */
 export const REASON_PREFIX = 'ERROR_REASON_';
+
+/**
+ * A failed call refused for its credential, as an Error that says how to fix it (null for any
+ * other failure): UNAUTHENTICATED (no or an unknown token) or PERMISSION_DENIED (a role missing).
+ */
+export function authError(error) {
+  if (error?.code === grpc.status.UNAUTHENTICATED) {
+    return new Error(
+      `no valid credential: pass options.token or set MAKA_TOKEN, or use the local credential ` +
+        `of the services' data directory (options.dataDir or MAKA_DATA_DIR): ${error.details}`,
+      { cause: error },
+    );
+  }
+  if (error?.code === grpc.status.PERMISSION_DENIED) {
+    return new Error(`the credential lacks the role this call needs: ${error.details}`, {
+      cause: error,
+    });
+  }
+  return null;
+}
 
 /**
  * The ErrorInfo reason string of a registry value, given by its number or its enum name:

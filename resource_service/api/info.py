@@ -29,6 +29,7 @@ def server_info(
         service=host.name,
         version=package_version(),
         listen_address=host.listen_address,
+        auth_mode=host.auth_mode,
         data_dir=str(host.config.service_data_dir),
         started_at=started,
         draining=draining,

@@ -15,6 +15,7 @@ from typing import Any
 import pexpect
 import pytest
 
+from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service
 
 MAKA = [sys.executable, "-m", "maka_client.cli"]
@@ -81,6 +82,7 @@ class Maka:
 @pytest.fixture
 def maka(kernel_server: ServiceProcess, resource_server: ServiceProcess, tmp_path: Path) -> Maka:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env.update(
         MAKA_KERNEL_ADDRESS=kernel_server.address,
         MAKA_RESOURCE_ADDRESS=resource_server.address,

@@ -12,13 +12,15 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import MAKA, finish
+from tests.support import auth
 from tests.support.processes import spawn_service, wait_for_exit
 
 UP = re.compile(r"Maka Runtime is up: kernel (\S+:\d+), resource (\S+:\d+)\.")
 
 
 def clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    return {**env, **auth.ENV}  # the suite's credential (tests.support.auth)
 
 
 def maka(*args: str) -> subprocess.CompletedProcess[str]:

@@ -18,7 +18,7 @@ from maka.common.v1 import errors_pb2
 from maka_client import errors as sdk
 
 from kernel_service.api import status as kernel_status
-from maka_common import request_guard
+from maka_common import auth, request_guard
 from maka_common.status import ErrorMapping, reason_name
 from resource_service.api import status as resource_status
 
@@ -36,6 +36,7 @@ def emitted(mapping: ErrorMapping) -> dict[str, grpc.StatusCode]:
 
 def test_every_reason_a_service_can_send_is_in_the_registry() -> None:
     sent: set[str] = {request_guard.TOO_LARGE, request_guard.UNDECODABLE}
+    sent |= {auth.UNAUTHENTICATED, auth.PERMISSION_DENIED}
     for mapping in MAPPINGS:
         sent |= emitted(mapping).keys()
     assert sent <= sdk.REASONS

@@ -127,7 +127,10 @@ def test_the_policy_values_fit_together() -> None:
 
 def test_go_and_node_clients_use_the_policy_values() -> None:
     """The Go and Node clients cannot import the Python policy; they state the same values."""
-    go = (ROOT / "clients" / "go" / "maka" / "client.go").read_text()
+    go = "".join(
+        (ROOT / "clients" / "go" / "maka" / name).read_text()
+        for name in ("client.go", "credentials.go")
+    )
     seconds = {
         "Time": KEEPALIVE.ping_interval_ms // 1000,
         "Timeout": KEEPALIVE.ping_timeout_ms // 1000,
@@ -144,7 +147,10 @@ def test_go_and_node_clients_use_the_policy_values() -> None:
     }
     for name, value in millis.items():
         assert re.search(rf"'{re.escape(name)}': {value:_}\b|'{re.escape(name)}': {value}\b", node)
-    assert node.count("...KEEPALIVE_OPTIONS") == 2
+    # Both stubs of connect() get the same settings, which start from the policy.
+    assert re.search(r"const settings = \{ \.\.\.KEEPALIVE_OPTIONS,", node)
+    assert node.count("new KernelService(kernelAddress, credentials, settings)") == 1
+    assert node.count("new ResourceService(resourceAddress, credentials, settings)") == 1
 
 
 # A client whose pings a default server refuses: gRPC logs the GOAWAY it receives.

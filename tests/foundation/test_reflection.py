@@ -23,6 +23,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 
+from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,9 +180,14 @@ def grpcurl(
     *args: str,
     data: Mapping[str, Any] | None = None,
     metadata: Mapping[str, str] | None = None,
+    credential: bool = True,
+    expect_ok: bool = True,
 ) -> str:
-    """``grpcurl -plaintext [-H …] [-d DATA] ADDRESS ARGS…`` (``describe X``, or a method)."""
-    flags = [arg for key, value in (metadata or {}).items() for arg in ("-H", f"{key}: {value}")]
+    """``grpcurl -plaintext [-H …] [-d DATA] ADDRESS ARGS…`` (``describe X``, or a method),
+    with the suite's token as ``-H 'authorization: Bearer …'`` unless *credential* is false.
+    Returns stdout (stderr when *expect_ok* is false and the call failed)."""
+    headers = {**(dict(auth.METADATA) if credential else {}), **(metadata or {})}
+    flags = [arg for key, value in headers.items() for arg in ("-H", f"{key}: {value}")]
     if data is not None:
         flags += ["-d", json.dumps(dict(data))]
     result = subprocess.run(
@@ -191,6 +197,9 @@ def grpcurl(
         timeout=60,
         check=False,
     )
+    if not expect_ok:
+        assert result.returncode != 0, result.stdout
+        return result.stderr
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -203,17 +212,37 @@ def ghz(
     metadata: Mapping[str, str] | None = None,
     total: int = 300,
 ) -> dict[str, Any]:
-    """Run ghz (*total* requests, 10 at a time) and return its JSON report."""
+    """Run ghz (*total* requests, 10 at a time) and return its JSON report; the suite's
+    token goes in ``--metadata`` (the calls) and ``--reflect-metadata`` (reflection)."""
     argv = [tool("ghz"), "--insecure", "--call", call, "-n", str(total), "-c", "10"]
     argv += ["-d", json.dumps(data), "-O", "json", "--connections", "2"]
-    if metadata:
-        argv += ["--metadata", json.dumps(dict(metadata))]
+    argv += ["--metadata", json.dumps({**dict(auth.METADATA), **(metadata or {})})]
+    argv += ["--reflect-metadata", json.dumps(dict(auth.METADATA))]
     result = subprocess.run(
         [*argv, address], capture_output=True, text=True, timeout=120, check=False
     )
     assert result.returncode == 0, result.stderr
     report: dict[str, Any] = json.loads(result.stdout)
     return report
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("service", ["kernel", "resource"])
+def test_reflection_needs_a_credential_and_health_does_not(
+    servers: dict[str, ServiceProcess], service: str
+) -> None:
+    address = servers[service].address
+    refused = grpcurl(address, "list", credential=False, expect_ok=False)
+    assert "Unauthenticated" in refused and "no credential" in refused
+    wrong = grpcurl(
+        address,
+        "list",
+        credential=False,
+        expect_ok=False,
+        metadata={"authorization": "Bearer not-a-token"},
+    )
+    assert "Unauthenticated" in wrong and "unknown token" in wrong
+    assert SERVICES[service] in grpcurl(address, "list")
 
 
 def proto_comment(path: str, rpc: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pexpect
 
 from tests.integration.conftest import Pair
+from tests.support import auth
 
 MAKA = [sys.executable, "-m", "maka_client.cli"]
 REF_PREFIX = "maka://runtime/background-tasks/"
@@ -20,6 +21,7 @@ REF_PREFIX = "maka://runtime/background-tasks/"
 
 def maka(pair: Pair, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env["HOME"] = str(home)
     return subprocess.run(
         [*MAKA, "--kernel", pair.kernel.address, "--resource", pair.proxy.address, *args],
@@ -56,6 +58,7 @@ def env_for(pair: Pair, home: Path) -> dict[str, str]:
     """The environment of a person who set the addresses once (so a printed command runs as
     printed)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env.update(
         HOME=str(home),
         MAKA_KERNEL_ADDRESS=pair.kernel.address,
@@ -173,6 +176,7 @@ def test_runs_and_sessions_by_id_prefix_and_name(
 
 def test_global_flags_after_the_command(pair: Pair, workspace: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env["HOME"] = str(tmp_path)
     flags = ["--kernel", pair.kernel.address, "--resource", pair.proxy.address]
     created = run_as_typed(["new", str(workspace), *flags, "--json"], env)

@@ -24,6 +24,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service
 
 pytestmark = [pytest.mark.slow, pytest.mark.idle]
@@ -58,6 +59,7 @@ def pair(tmp_path: Path) -> Iterator[tuple[ServiceProcess, ServiceProcess]]:
 
 def maka_env(kernel: ServiceProcess, resource: ServiceProcess) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKA_", "GRPC_"))}
+    env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env.update(
         MAKA_KERNEL_ADDRESS=kernel.address,
         MAKA_RESOURCE_ADDRESS=resource.address,

@@ -31,6 +31,8 @@ EXPECTED = {
     "SessionQuarantinedError",
     "TurnStream",
     "UnavailableError",
+    "UnauthenticatedError",
+    "PermissionDeniedError",
     "aio",
     "errors",
     "is_turn_end",
@@ -43,7 +45,7 @@ def test_exported_members() -> None:
     public = {name for name in vars(maka_client) if not name.startswith("_")}
     # Submodules (aio, sync, errors; the launcher, the CLI and the keepalive policy once
     # imported) are the only extras.
-    assert public - EXPECTED <= {"launcher", "cli", "keepalive"}
+    assert public - EXPECTED <= {"launcher", "cli", "keepalive", "credentials"}
     for name in maka_client.__all__:
         value = getattr(maka_client, name)
         if isinstance(value, type):

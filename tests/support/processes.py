@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support import auth
+
 LISTENING = re.compile(r"(maka-\w+) listening on (\S+):(\d+)")
 MODULES = {"kernel": "kernel_service.server", "resource": "resource_service.server"}
 
@@ -32,6 +34,7 @@ class ServiceProcess:
     lines: list[str] = field(default_factory=list)
     _reader: threading.Thread | None = None
     _bound: threading.Event = field(default_factory=threading.Event)
+    _new_line: threading.Condition = field(default_factory=threading.Condition)
 
     @property
     def pid(self) -> int:
@@ -44,13 +47,20 @@ class ServiceProcess:
     def _read(self) -> None:
         assert self.process.stderr is not None
         for line in self.process.stderr:
-            self.lines.append(line)
+            with self._new_line:
+                self.lines.append(line)
+                self._new_line.notify_all()
             match = LISTENING.search(line)
             if match and not self._bound.is_set():
                 self.address = f"{match.group(2)}:{match.group(3)}"
                 self._bound.set()
         self.process.stderr.close()
         self._bound.set()
+
+    def wait_logged(self, text: str, timeout: float = 20.0) -> bool:
+        """True once a line containing *text* was logged (woken by each new line)."""
+        with self._new_line:
+            return self._new_line.wait_for(lambda: text in self.stderr, timeout)
 
     def wait_bound(self, timeout: float = 20.0) -> str:
         if not self._bound.wait(timeout) or not self.address:
@@ -102,6 +112,9 @@ def spawn_service(
 ) -> ServiceProcess:
     """Start *service* on ``127.0.0.1:0`` with *data_dir*; do not wait for it."""
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+    # The suite's credential (tests.support.auth): the service accepts it, its kernel's link
+    # sends it.
+    full_env.update(auth.ENV)
     full_env.update(env or {})
     # Later flags win: a test of the pair passes its own backend and resource address.
     defaults = KERNEL_ALONE if service == "kernel" else ()

@@ -11,7 +11,6 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
@@ -38,16 +37,23 @@ var Keepalive = keepalive.ClientParameters{
 	PermitWithoutStream: true,
 }
 
-// Dial connects to the kernel and resource services (plaintext, loopback deployments) with
-// the Keepalive policy.
+// Dial connects to the kernel and resource services with the Keepalive policy and the
+// credential it finds itself (DialWith with zero Options).
 func Dial(kernelAddress, resourceAddress string) (*Client, error) {
-	creds := grpc.WithTransportCredentials(insecure.NewCredentials())
-	pings := grpc.WithKeepaliveParams(Keepalive)
-	kernelConn, err := grpc.NewClient(kernelAddress, creds, pings)
+	return DialWith(kernelAddress, resourceAddress, Options{})
+}
+
+// DialWith connects with the credential settings of opts (token, data directory, TLS).
+func DialWith(kernelAddress, resourceAddress string, opts Options) (*Client, error) {
+	dial, err := dialOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	resourceConn, err := grpc.NewClient(resourceAddress, creds, pings)
+	kernelConn, err := grpc.NewClient(kernelAddress, dial...)
+	if err != nil {
+		return nil, err
+	}
+	resourceConn, err := grpc.NewClient(resourceAddress, dial...)
 	if err != nil {
 		kernelConn.Close()
 		return nil, err

@@ -1,7 +1,7 @@
 // Runs the real Python services and calls them from Node.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -9,10 +9,12 @@ import { fileURLToPath } from 'node:url';
 
 import {
   acquireController,
+  authError,
   call,
   connect,
   defaults,
   errorInfo,
+  findToken,
   openConnection,
   Reason,
   screenText,
@@ -50,6 +52,8 @@ let dataDir;
 before(async () => {
   assert.ok(existsSync(python), `no Python environment at ${python}; set MAKA_PYTHON`);
   dataDir = mkdtempSync(join(tmpdir(), 'maka-node-'));
+  // A client connected without a token finds the local credential the services create here.
+  process.env.MAKA_DATA_DIR = dataDir;
   services.resource = startService('resource_service.server', dataDir, '--standalone');
   const resourceAddress = await services.resource.address;
   services.kernel = startService(
@@ -305,5 +309,39 @@ test('the idle timeout fails a turn that goes quiet and spares one that keeps ta
     assert.ok(seen.some((event) => event.textDelta?.text === 'a'));
   } finally {
     client.close();
+  }
+});
+
+test('the local credential is found by itself; a wrong token is UNAUTHENTICATED', async () => {
+  const [kernelAddress, resourceAddress] = await Promise.all([
+    services.kernel.address,
+    services.resource.address,
+  ]);
+  const saved = process.env.MAKA_TOKEN;
+  delete process.env.MAKA_TOKEN;
+  try {
+    const local = readFileSync(join(dataDir, 'credentials', 'local.token'), 'utf8').trim();
+    assert.equal(findToken(), local);
+    const client = connect(kernelAddress, resourceAddress);
+    try {
+      const info = await call(client.kernel, 'getServerInfo', {});
+      assert.equal(info.authMode, 'token');
+    } finally {
+      client.close();
+    }
+    const wrong = connect(kernelAddress, resourceAddress, { token: 'not-a-token' });
+    try {
+      const refused = await call(wrong.resource, 'getServerInfo', {}).then(
+        () => assert.fail('a wrong token was accepted'),
+        (error) => error,
+      );
+      assert.equal(refused.code, status.UNAUTHENTICATED);
+      assert.equal(errorInfo(refused).reason, 'UNAUTHENTICATED');
+      assert.match(authError(refused).message, /MAKA_TOKEN/);
+    } finally {
+      wrong.close();
+    }
+  } finally {
+    if (saved !== undefined) process.env.MAKA_TOKEN = saved;
   }
 });

@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 
+from maka_client.credentials import TlsFiles, bearer_interceptors, discover_token
 from maka_client.errors import ClientClosedError, client_error, from_rpc_error
 from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
@@ -62,6 +63,15 @@ class ClientOptions:
     channel_options: Sequence[tuple[str, Any]] = ()
     #: Sent in ``OpenConnection`` (the resource service logs it).
     client_name: str = "maka-python-sdk"
+    #: The bearer token; ``None`` finds one (``MAKA_TOKEN``, then the local credential of
+    #: ``data_dir``, see :mod:`maka_client.credentials`).
+    token: str | None = None
+    #: Where the local credential is looked for (default ``MAKA_DATA_DIR`` or the default
+    #: data directory).
+    data_dir: str | None = None
+    #: TLS files (CA, client certificate); ``None`` reads ``MAKA_TLS_CA``/``_CERT``/``_KEY``,
+    #: and without them the channel is plaintext.
+    tls: TlsFiles | None = None
 
 
 # Reconnect quickly: the services are local, and a resumed stream waits for the channel.
@@ -77,12 +87,25 @@ def open_channel(
     options: ClientOptions,
     interceptors: Sequence[grpc.aio.ClientInterceptor] | None = None,
 ) -> grpc.aio.Channel:
-    """A plaintext channel to *address* (``HOST:PORT``)."""
-    return grpc.aio.insecure_channel(
-        address,
-        options=[*_CHANNEL_OPTIONS, *options.keepalive.client_options(), *options.channel_options],
-        interceptors=list(interceptors) if interceptors else None,
-    )
+    """A channel to *address* (``HOST:PORT``) that carries the client's credential: TLS when
+    ``options.tls`` (or the environment) names TLS files, plaintext otherwise."""
+    chain = list(interceptors or ())
+    tls = options.tls or TlsFiles.from_env()
+    # A client certificate is the credential: the local one is not sent along with it.
+    local = tls is None or tls.cert is None
+    token = discover_token(options.token, data_dir=options.data_dir, local=local)
+    if token:
+        chain.extend(bearer_interceptors(token))
+    channel_options = [
+        *_CHANNEL_OPTIONS,
+        *options.keepalive.client_options(),
+        *options.channel_options,
+    ]
+    if tls is not None:
+        return grpc.aio.secure_channel(
+            address, tls.credentials(), options=channel_options, interceptors=chain or None
+        )
+    return grpc.aio.insecure_channel(address, options=channel_options, interceptors=chain or None)
 
 
 @contextlib.contextmanager

@@ -164,6 +164,15 @@ class ServerError(MakaError):
     pass
 
 
+class UnauthenticatedError(MakaError):
+    """The call carried no credential the service knows: pass a token (``token=``,
+    ``MAKA_TOKEN``) or use the local credential of the service's data directory."""
+
+
+class PermissionDeniedError(MakaError):
+    """The caller is known but lacks the role the method needs (``error.metadata["needs"]``)."""
+
+
 BY_REASON: dict[str, type[MakaError]] = {
     reason_name(errors_pb2.ERROR_REASON_INVALID_REQUEST): InvalidRequestError,
     reason_name(errors_pb2.ERROR_REASON_OUT_OF_RANGE): OutOfRangeError,
@@ -179,6 +188,8 @@ BY_REASON: dict[str, type[MakaError]] = {
     reason_name(errors_pb2.ERROR_REASON_REQUEST_TOO_LARGE): ResourceExhaustedError,
     reason_name(errors_pb2.ERROR_REASON_REQUEST_UNDECODABLE): InvalidRequestError,
     reason_name(errors_pb2.ERROR_REASON_MESSAGE_QUEUE_FULL): MessageQueueFullError,
+    reason_name(errors_pb2.ERROR_REASON_UNAUTHENTICATED): UnauthenticatedError,
+    reason_name(errors_pb2.ERROR_REASON_PERMISSION_DENIED): PermissionDeniedError,
 }
 
 BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {
@@ -190,6 +201,8 @@ BY_CODE: dict[grpc.StatusCode, type[MakaError]] = {
     grpc.StatusCode.RESOURCE_EXHAUSTED: ResourceExhaustedError,
     grpc.StatusCode.UNAVAILABLE: UnavailableError,
     grpc.StatusCode.DEADLINE_EXCEEDED: UnavailableError,
+    grpc.StatusCode.UNAUTHENTICATED: UnauthenticatedError,
+    grpc.StatusCode.PERMISSION_DENIED: PermissionDeniedError,
 }
 
 

@@ -94,6 +94,13 @@ async def run(options: argparse.Namespace) -> int:
             "Press Ctrl-C to stop.",
             flush=True,
         )
+        if options.data_dir is not None:
+            # Clients find the local credential in the default data directory by themselves.
+            print(
+                f"Clients: export MAKA_DATA_DIR={options.data_dir} (its credentials/local.token "
+                "is the local credential).",
+                flush=True,
+            )
         exited = [asyncio.ensure_future(child.process.wait()) for child in children]
         stopper = asyncio.ensure_future(stop.wait())
         done, _ = await asyncio.wait([stopper, *exited], return_when=asyncio.FIRST_COMPLETED)

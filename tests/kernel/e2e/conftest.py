@@ -31,6 +31,7 @@ from maka_common.reflection import enable_reflection
 from maka_common.server import HEALTH_SERVICE_NAME, ServerHost
 from maka_common.status import error_info
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from tests.support import auth
 
 WORKSPACE = "/tmp/maka-kernel-e2e"
 # Sessions need a workspace root that exists.
@@ -82,6 +83,7 @@ async def start_server(
         data_dir=data_dir,
         log_level="info",
         shutdown_grace=shutdown_grace,
+        token_file=auth.TOKEN_FILE,
     )
     # A kernel on its own: scripted sessions by default, no resource service to shut down.
     config = KernelConfig(

@@ -27,6 +27,7 @@ from maka_common.server import ServerHost, serve
 from maka_common.status import error_info
 from resource_service.core import ResourceHost, RunSupervisor, SessionDirectory, ShellRunConfig
 from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
+from tests.support import auth
 
 E2E_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
 SESSION_ID = "real-resource-session"
@@ -130,6 +131,7 @@ async def start_server(
         data_dir=data_dir,
         log_level="info",
         shutdown_grace=shutdown_grace,
+        token_file=auth.TOKEN_FILE,
     )
     config = ResourceConfig(common=common, shell=shell, standalone=standalone)
     service = ResourceService(config, sessions=sessions)

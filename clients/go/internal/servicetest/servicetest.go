@@ -34,9 +34,12 @@ func Python(t *testing.T) string {
 }
 
 // Start runs `python -m module --listen 127.0.0.1:0 --data-dir DIR args...` and returns its
-// address; the process is stopped with SIGTERM when the test ends.
+// address; the process is stopped with SIGTERM when the test ends. MAKA_DATA_DIR is set to
+// DIR for the test, so a client dialled without a token finds the local credential the
+// services create there.
 func Start(t *testing.T, module, dataDir string, args ...string) string {
 	t.Helper()
+	t.Setenv("MAKA_DATA_DIR", dataDir)
 	argv := append([]string{"-m", module, "--listen", "127.0.0.1:0", "--data-dir", dataDir}, args...)
 	cmd := exec.Command(Python(t), argv...)
 	stderr, err := cmd.StderrPipe()

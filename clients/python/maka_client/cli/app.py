@@ -7,13 +7,22 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
 from importlib import metadata
+from pathlib import Path
 from typing import Any, NoReturn
 
 from maka_client.cli import attach, runs, services, sessions, turn
-from maka_client.cli.context import DEFAULT_KERNEL, DEFAULT_RESOURCE, CommandError, Context
+from maka_client.cli.context import (
+    DEFAULT_KERNEL,
+    DEFAULT_RESOURCE,
+    OPTIONS,
+    CommandError,
+    Context,
+)
 from maka_client.cli.output import Output
-from maka_client.errors import MakaError
+from maka_client.credentials import TlsFiles, discover_token
+from maka_client.errors import MakaError, PermissionDeniedError, UnauthenticatedError
 
 Handler = Callable[[Context, argparse.Namespace], Coroutine[Any, Any, int]]
 
@@ -62,6 +71,24 @@ def add_global_options(parser: argparse.ArgumentParser, *, defaults: bool) -> No
         default=default(False),
         help="machine output: one JSON object per line",
     )
+    parser.add_argument(
+        "--token",
+        metavar="TOKEN",
+        default=default(None),
+        help="bearer token (default: env MAKA_TOKEN, then the local credential "
+        "DATA_DIR/credentials/local.token, DATA_DIR from env MAKA_DATA_DIR or the default)",
+    )
+    for name, what in (
+        ("ca", "CA of the services' TLS certificates (env MAKA_TLS_CA)"),
+        ("cert", "client certificate for mutual TLS (env MAKA_TLS_CERT)"),
+        ("key", "private key of --tls-cert (env MAKA_TLS_KEY)"),
+    ):
+        parser.add_argument(
+            f"--tls-{name}",
+            metavar="PEM",
+            default=default(os.environ.get(f"MAKA_TLS_{name.upper()}")),
+            help=what,
+        )
     parser.add_argument("--version", action="version", version=f"maka {version()}")
 
 
@@ -81,14 +108,37 @@ def error_line(message: str, reason: str) -> str:
     return f"maka: error: {message} ({reason})"
 
 
+def auth_hint(error: MakaError, token: str | None) -> str:
+    """The one line for a call refused for its credential: what was wrong, how to fix it."""
+    if isinstance(error, UnauthenticatedError):
+        if token is None:
+            return (
+                "no credential: pass --token or set MAKA_TOKEN (or MAKA_DATA_DIR to the "
+                "services' data directory, whose credentials/local.token is used)"
+            )
+        return (
+            "the service does not know this token: check --token / MAKA_TOKEN, or "
+            "MAKA_DATA_DIR (the services' data directory)"
+        )
+    detail = error.message.splitlines()[0] if error.message else "a role is missing"
+    return f"{detail}: use a credential with that role (--token or MAKA_TOKEN)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``maka`` command; returns its exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
-    ctx = Context(args.kernel, args.resource, Output(json_mode=args.json))
+    files = (args.tls_ca, args.tls_cert, args.tls_key)
+    tls = TlsFiles(*(Path(f) if f else None for f in files)) if any(files) else None
+    options = replace(OPTIONS, token=args.token or None, tls=tls)
+    ctx = Context(args.kernel, args.resource, Output(json_mode=args.json), options)
     try:
         return asyncio.run(handler(ctx, args))
+    except (UnauthenticatedError, PermissionDeniedError) as error:
+        reason = error.reason or error.code.name
+        print(error_line(auth_hint(error, discover_token(args.token)), reason), file=sys.stderr)
+        return 1
     except MakaError as error:
         reason = error.reason or error.code.name
         message = error.message.splitlines()[0] if error.message else reason

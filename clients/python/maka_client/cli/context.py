@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from maka_client._kernel import KernelClient
 from maka_client._resource import ResourceClient
@@ -21,14 +21,16 @@ class Context:
     kernel_address: str
     resource_address: str
     out: Output
+    #: Client settings: the credential (``--token``, TLS files) over :data:`OPTIONS`.
+    options: ClientOptions = field(default_factory=lambda: OPTIONS)
 
     def kernel(self) -> KernelClient:
         """A new kernel client (use it as ``async with``)."""
-        return KernelClient(self.kernel_address, options=OPTIONS)
+        return KernelClient(self.kernel_address, options=self.options)
 
     def resource(self) -> ResourceClient:
         """A new resource client (use it as ``async with``)."""
-        return ResourceClient(self.resource_address, options=OPTIONS)
+        return ResourceClient(self.resource_address, options=self.options)
 
 
 class CommandError(Exception):

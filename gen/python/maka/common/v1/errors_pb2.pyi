@@ -86,6 +86,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """INTERNAL: an unexpected failure inside the service (a bug); logged by the service with its
     traceback, and it fails that request only.
     """
+    ERROR_REASON_UNAUTHENTICATED: _ErrorReason.ValueType  # 23
+    """UNAUTHENTICATED: the call carries no credential, or one the service does not know (a bearer
+    token in the "authorization" metadata, or a client certificate under mutual TLS).
+    """
+    ERROR_REASON_PERMISSION_DENIED: _ErrorReason.ValueType  # 24
+    """PERMISSION_DENIED: the caller is known but has none of the roles the method needs;
+    metadata "needs" lists them.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the registry of every google.rpc.ErrorInfo reason a Maka Runtime service
@@ -160,5 +168,13 @@ ERROR_REASON_INTERACTION_INVARIANT: ErrorReason.ValueType  # 21
 ERROR_REASON_INTERNAL_FAILURE: ErrorReason.ValueType  # 22
 """INTERNAL: an unexpected failure inside the service (a bug); logged by the service with its
 traceback, and it fails that request only.
+"""
+ERROR_REASON_UNAUTHENTICATED: ErrorReason.ValueType  # 23
+"""UNAUTHENTICATED: the call carries no credential, or one the service does not know (a bearer
+token in the "authorization" metadata, or a client certificate under mutual TLS).
+"""
+ERROR_REASON_PERMISSION_DENIED: ErrorReason.ValueType  # 24
+"""PERMISSION_DENIED: the caller is known but has none of the roles the method needs;
+metadata "needs" lists them.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

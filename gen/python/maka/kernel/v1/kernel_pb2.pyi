@@ -388,6 +388,7 @@ class GetServerInfoResponse(_message.Message):
     PID_FIELD_NUMBER: _builtins.int
     DEFAULT_BACKEND_FIELD_NUMBER: _builtins.int
     RESOURCE_ADDRESS_FIELD_NUMBER: _builtins.int
+    AUTH_MODE_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-kernel"."""
     version: _builtins.str
@@ -404,6 +405,12 @@ class GetServerInfoResponse(_message.Message):
     """The backend a session created without one gets ("shell", "scripted" or "llm")."""
     resource_address: _builtins.str
     """The resource service the kernel runs tools on (HOST:PORT)."""
+    auth_mode: _builtins.str
+    """How callers are authenticated: "token" (bearer tokens over plaintext on loopback),
+    "tls+token" (TLS, bearer tokens), "mtls+token" (TLS with client certificates, or tokens), or
+    "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
+    plaintext listener bind a non-loopback address.
+    """
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
@@ -420,10 +427,11 @@ class GetServerInfoResponse(_message.Message):
         pid: _builtins.int = ...,
         default_backend: _builtins.str = ...,
         resource_address: _builtins.str = ...,
+        auth_mode: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_dir", b"data_dir", "default_backend", b"default_backend", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "resource_address", b"resource_address", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "default_backend", b"default_backend", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "resource_address", b"resource_address", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

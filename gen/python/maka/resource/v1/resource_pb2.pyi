@@ -173,6 +173,7 @@ class GetServerInfoResponse(_message.Message):
     DRAINING_FIELD_NUMBER: _builtins.int
     PID_FIELD_NUMBER: _builtins.int
     STANDALONE_FIELD_NUMBER: _builtins.int
+    AUTH_MODE_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-resource"."""
     version: _builtins.str
@@ -189,6 +190,12 @@ class GetServerInfoResponse(_message.Message):
     """True when the service admits any well-formed session id (started with --standalone);
     false when only sessions registered with RegisterSession are admitted.
     """
+    auth_mode: _builtins.str
+    """How callers are authenticated: "token" (bearer tokens over plaintext on loopback),
+    "tls+token" (TLS, bearer tokens), "mtls+token" (TLS with client certificates, or tokens), or
+    "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
+    plaintext listener bind a non-loopback address.
+    """
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
@@ -204,10 +211,11 @@ class GetServerInfoResponse(_message.Message):
         draining: _builtins.bool = ...,
         pid: _builtins.int = ...,
         standalone: _builtins.bool = ...,
+        auth_mode: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

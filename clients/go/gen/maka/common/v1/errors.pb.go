@@ -88,6 +88,12 @@ const (
 	// INTERNAL: an unexpected failure inside the service (a bug); logged by the service with its
 	// traceback, and it fails that request only.
 	ErrorReason_ERROR_REASON_INTERNAL_FAILURE ErrorReason = 22
+	// UNAUTHENTICATED: the call carries no credential, or one the service does not know (a bearer
+	// token in the "authorization" metadata, or a client certificate under mutual TLS).
+	ErrorReason_ERROR_REASON_UNAUTHENTICATED ErrorReason = 23
+	// PERMISSION_DENIED: the caller is known but has none of the roles the method needs;
+	// metadata "needs" lists them.
+	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 24
 )
 
 // Enum value maps for ErrorReason.
@@ -116,6 +122,8 @@ var (
 		20: "ERROR_REASON_INTERACTION_FAIL_STOP",
 		21: "ERROR_REASON_INTERACTION_INVARIANT",
 		22: "ERROR_REASON_INTERNAL_FAILURE",
+		23: "ERROR_REASON_UNAUTHENTICATED",
+		24: "ERROR_REASON_PERMISSION_DENIED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -141,6 +149,8 @@ var (
 		"ERROR_REASON_INTERACTION_FAIL_STOP": 20,
 		"ERROR_REASON_INTERACTION_INVARIANT": 21,
 		"ERROR_REASON_INTERNAL_FAILURE":      22,
+		"ERROR_REASON_UNAUTHENTICATED":       23,
+		"ERROR_REASON_PERMISSION_DENIED":     24,
 	}
 )
 
@@ -175,7 +185,7 @@ var File_maka_common_v1_errors_proto protoreflect.FileDescriptor
 
 const file_maka_common_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x1bmaka/common/v1/errors.proto\x12\x0emaka.common.v1*\xb4\x06\n" +
+	"\x1bmaka/common/v1/errors.proto\x12\x0emaka.common.v1*\xfa\x06\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12$\n" +
@@ -200,7 +210,9 @@ const file_maka_common_v1_errors_proto_rawDesc = "" +
 	"!ERROR_REASON_OWNER_CLEANUP_FAILED\x10\x13\x12&\n" +
 	"\"ERROR_REASON_INTERACTION_FAIL_STOP\x10\x14\x12&\n" +
 	"\"ERROR_REASON_INTERACTION_INVARIANT\x10\x15\x12!\n" +
-	"\x1dERROR_REASON_INTERNAL_FAILURE\x10\x16B\xb4\x01\n" +
+	"\x1dERROR_REASON_INTERNAL_FAILURE\x10\x16\x12 \n" +
+	"\x1cERROR_REASON_UNAUTHENTICATED\x10\x17\x12\"\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x18B\xb4\x01\n" +
 	"\x12com.maka.common.v1B\vErrorsProtoP\x01Z7maka.dev/runtime/clients/go/gen/maka/common/v1;commonv1\xa2\x02\x03MCX\xaa\x02\x0eMaka.Common.V1\xca\x02\x0eMaka\\Common\\V1\xe2\x02\x1aMaka\\Common\\V1\\GPBMetadata\xea\x02\x10Maka::Common::V1b\x06proto3"
 
 var (

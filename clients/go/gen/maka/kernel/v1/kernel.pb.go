@@ -737,8 +737,13 @@ type GetServerInfoResponse struct {
 	DefaultBackend string `protobuf:"bytes,8,opt,name=default_backend,json=defaultBackend,proto3" json:"default_backend,omitempty"`
 	// The resource service the kernel runs tools on (HOST:PORT).
 	ResourceAddress string `protobuf:"bytes,9,opt,name=resource_address,json=resourceAddress,proto3" json:"resource_address,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// How callers are authenticated: "token" (bearer tokens over plaintext on loopback),
+	// "tls+token" (TLS, bearer tokens), "mtls+token" (TLS with client certificates, or tokens), or
+	// "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
+	// plaintext listener bind a non-loopback address.
+	AuthMode      string `protobuf:"bytes,10,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -830,6 +835,13 @@ func (x *GetServerInfoResponse) GetDefaultBackend() string {
 func (x *GetServerInfoResponse) GetResourceAddress() string {
 	if x != nil {
 		return x.ResourceAddress
+	}
+	return ""
+}
+
+func (x *GetServerInfoResponse) GetAuthMode() string {
+	if x != nil {
+		return x.AuthMode
 	}
 	return ""
 }
@@ -4297,7 +4309,7 @@ var File_maka_kernel_v1_kernel_proto protoreflect.FileDescriptor
 const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\n" +
 	"\x1bmaka/kernel/v1/kernel.proto\x12\x0emaka.kernel.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xca\x02\n" +
+	"\x14GetServerInfoRequest\"\xe7\x02\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -4308,7 +4320,9 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\bdraining\x18\x06 \x01(\bR\bdraining\x12\x10\n" +
 	"\x03pid\x18\a \x01(\x03R\x03pid\x12'\n" +
 	"\x0fdefault_backend\x18\b \x01(\tR\x0edefaultBackend\x12)\n" +
-	"\x10resource_address\x18\t \x01(\tR\x0fresourceAddress\"\x89\a\n" +
+	"\x10resource_address\x18\t \x01(\tR\x0fresourceAddress\x12\x1b\n" +
+	"\tauth_mode\x18\n" +
+	" \x01(\tR\bauthMode\"\x89\a\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +

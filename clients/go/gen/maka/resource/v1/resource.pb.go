@@ -317,7 +317,12 @@ type GetServerInfoResponse struct {
 	Pid int64 `protobuf:"varint,7,opt,name=pid,proto3" json:"pid,omitempty"`
 	// True when the service admits any well-formed session id (started with --standalone);
 	// false when only sessions registered with RegisterSession are admitted.
-	Standalone    bool `protobuf:"varint,8,opt,name=standalone,proto3" json:"standalone,omitempty"`
+	Standalone bool `protobuf:"varint,8,opt,name=standalone,proto3" json:"standalone,omitempty"`
+	// How callers are authenticated: "token" (bearer tokens over plaintext on loopback),
+	// "tls+token" (TLS, bearer tokens), "mtls+token" (TLS with client certificates, or tokens), or
+	// "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
+	// plaintext listener bind a non-loopback address.
+	AuthMode      string `protobuf:"bytes,9,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -406,6 +411,13 @@ func (x *GetServerInfoResponse) GetStandalone() bool {
 		return x.Standalone
 	}
 	return false
+}
+
+func (x *GetServerInfoResponse) GetAuthMode() string {
+	if x != nil {
+		return x.AuthMode
+	}
+	return ""
 }
 
 // PipesOutput is the retained output of a pipes run.
@@ -3413,7 +3425,7 @@ var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
 const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"\x1fmaka/resource/v1/resource.proto\x12\x10maka.resource.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\x96\x02\n" +
+	"\x14GetServerInfoRequest\"\xb3\x02\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -3425,7 +3437,8 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x03pid\x18\a \x01(\x03R\x03pid\x12\x1e\n" +
 	"\n" +
 	"standalone\x18\b \x01(\bR\n" +
-	"standalone\"\x93\x01\n" +
+	"standalone\x12\x1b\n" +
+	"\tauth_mode\x18\t \x01(\tR\bauthMode\"\x93\x01\n" +
 	"\vPipesOutput\x12\x16\n" +
 	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
 	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12)\n" +

@@ -1,0 +1,46 @@
+"""Who is calling: the principal a call was authenticated as, and its roles.
+
+Pure Python (no gRPC), so the domain cores can take a :class:`Principal` as a parameter.
+The servicer boundary (:mod:`maka_common.auth`) authenticates each call and makes its
+principal available through :func:`current_principal`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from dataclasses import dataclass
+
+#: May do everything, and (part 2 of the authorization work) see every session.
+ADMIN = "admin"
+#: May shut a service down.
+OPERATOR = "operator"
+#: The kernel's link to the resource service: RegisterSession, ArchiveSession, kernel-mode runs.
+KERNEL = "kernel"
+#: An ordinary client: sessions, turns, runs.
+CLIENT = "client"
+ROLES = frozenset({ADMIN, OPERATOR, KERNEL, CLIENT})
+
+
+@dataclass(frozen=True)
+class Principal:
+    """An authenticated caller: a stable id and the roles granted to it."""
+
+    id: str
+    roles: frozenset[str] = frozenset()
+
+    def has_any(self, roles: frozenset[str] | set[str]) -> bool:
+        return bool(self.roles & roles)
+
+
+_current: contextvars.ContextVar[Principal | None] = contextvars.ContextVar(
+    "maka_principal", default=None
+)
+
+
+def current_principal() -> Principal | None:
+    """The principal of the call being served (``None`` outside a call, and for health)."""
+    return _current.get()
+
+
+def set_current_principal(principal: Principal | None) -> contextvars.Token[Principal | None]:
+    return _current.set(principal)
