@@ -172,6 +172,11 @@ class SettingsParser:
         self.service = service
         self.env = dict(os.environ if env is None else env)
         self.parser = OneLineArgumentParser(prog=f"maka-{service}", description=description)
+        self._add_common(default_port)
+        self._add_security()
+
+    def _add_common(self, default_port: int) -> None:
+        service = self.service
         self.add(
             "listen",
             type=listen_address,
@@ -210,6 +215,8 @@ class SettingsParser:
             help="where gRPC itself stops reading a message (no ErrorInfo above it); at least "
             "--max-request-bytes",
         )
+
+    def _add_security(self) -> None:
         self.add(
             "token-file",
             default="",

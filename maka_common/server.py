@@ -113,6 +113,11 @@ class ServerHost:
             self._shutdown_task = asyncio.get_running_loop().create_task(self._drain())
         return self._shutdown_task
 
+    @property
+    def stopping_now(self) -> bool:
+        """A second signal asked to skip the rest of the grace period."""
+        return self._stop_now.is_set()
+
     def stop_now(self) -> None:
         """Skip the remaining grace period (second signal)."""
         self._stop_now.set()
@@ -144,27 +149,68 @@ async def serve(
     clients (:mod:`maka_client.keepalive`); tests shrink its intervals.
     """
     host = ServerHost(config, service)
-    insecure = insecure_listen(config)
-    if insecure is not None:
-        if not config.allow_insecure_listen:
-            sys.stderr.write(f"{host.name}: error: {insecure}\n")
-            return 2
-        log.warning("%s: %s, allowed by --allow-insecure-listen", host.name, insecure)
+    refused = _refuse_insecure(host)
+    if refused is not None:
+        return refused
     try:
         ensure_private_dir(config.data_dir)
         host.authenticator.open()
         credentials = server_credentials(config)
     except (OSError, TokenFileError) as error:
-        sys.stderr.write(f"{host.name}: error: {error}\n")
-        return 1
+        return _startup_failed(host, error)
     try:
         await service.open(host)
     except StartupError as error:
-        sys.stderr.write(f"{host.name}: error: {error}\n")
-        return 1
+        return _startup_failed(host, error)
+    server = _grpc_server(host, interceptors, keepalive)
+    try:
+        _register(server, host)
+        if not _bind(server, host, credentials):
+            return 1
+        # Handlers go in before the "listening" line: whoever reads it may signal at once.
+        if handle_signals:
+            _install_signal_handlers(host)
+        await server.start()
+        await host.set_serving(True)
+        log.info(
+            "%s listening on %s (auth %s, data dir %s, pid %d)",
+            *(host.name, host.listen_address, host.auth_mode, config.service_data_dir),
+            os.getpid(),
+        )
+        await _serve_until_drained(server, host)
+        return 0
+    finally:
+        await server.stop(None)
+        await service.close()
+
+
+def _startup_failed(host: ServerHost, error: Exception) -> int:
+    """The one line on stderr, and exit code 1."""
+    sys.stderr.write(f"{host.name}: error: {error}\n")
+    return 1
+
+
+def _refuse_insecure(host: ServerHost) -> int | None:
+    """Exit code 2 for a plaintext listener beyond loopback, unless it is allowed (a warning)."""
+    insecure = insecure_listen(host.config)
+    if insecure is None:
+        return None
+    if not host.config.allow_insecure_listen:
+        sys.stderr.write(f"{host.name}: error: {insecure}\n")
+        return 2
+    log.warning("%s: %s, allowed by --allow-insecure-listen", host.name, insecure)
+    return None
+
+
+def _grpc_server(
+    host: ServerHost,
+    interceptors: Sequence[grpc.aio.ServerInterceptor],
+    keepalive: KeepalivePolicy,
+) -> grpc.aio.Server:
+    config = host.config
     limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
     domain = f"{config.service}.maka"
-    server = grpc.aio.server(
+    return grpc.aio.server(
         # Authentication first (on metadata only: an anonymous call is refused before its
         # request is decoded), then the guard: a request too large or undecodable is refused
         # before anything else sees it.
@@ -175,62 +221,59 @@ async def serve(
         ),
         options=[*server_options(keepalive), *limits.server_options()],
     )
+
+
+def _register(server: grpc.aio.Server, host: ServerHost) -> None:
+    """The service's servicers, health and reflection."""
+    host.service.register(server)
+    health_pb2_grpc.add_HealthServicer_to_server(host.health, server)
+    enable_reflection(server, (*host.service.service_names, HEALTH_SERVICE_NAME))
+
+
+def _bind(server: grpc.aio.Server, host: ServerHost, credentials: Any) -> bool:
+    """Bind the listener (TLS when *credentials*); False (and the one line) if it cannot."""
+    listen = host.config.listen
+    cause: Exception | None = None
     try:
-        service.register(server)
-        health_pb2_grpc.add_HealthServicer_to_server(host.health, server)
-        enable_reflection(server, (*service.service_names, HEALTH_SERVICE_NAME))
-        cause: Exception | None = None
-        try:
-            if credentials is None:
-                port = server.add_insecure_port(config.listen)
-            else:
-                port = server.add_secure_port(config.listen, credentials)
-        except RuntimeError as error:
-            port, cause = 0, error
-        if port == 0:
-            sys.stderr.write(f"{host.name}: error: cannot listen on {config.listen}: {cause}\n")
-            return 1
-        bound_host = config.listen.rpartition(":")[0]
-        host.listen_address = f"{bound_host}:{port}"
-        loop = asyncio.get_running_loop()
+        if credentials is None:
+            port = server.add_insecure_port(listen)
+        else:
+            port = server.add_secure_port(listen, credentials)
+    except RuntimeError as error:
+        port, cause = 0, error
+    if port == 0:
+        sys.stderr.write(f"{host.name}: error: cannot listen on {listen}: {cause}\n")
+        return False
+    host.listen_address = f"{listen.rpartition(':')[0]}:{port}"
+    return True
 
-        def on_signal(signum: int) -> None:
-            if host.draining:
-                log.warning("%s: second %s, stopping now", host.name, signal.Signals(signum).name)
-                host.stop_now()
-            else:
-                host.shutdown(signal.Signals(signum).name)
 
-        # Handlers go in before the "listening" line: whoever reads it may signal at once.
-        if handle_signals:
-            for signum in (signal.SIGTERM, signal.SIGINT):
-                loop.add_signal_handler(signum, on_signal, signum)
-            loop.add_signal_handler(signal.SIGHUP, host.authenticator.reload)
-        await server.start()
-        await host.set_serving(True)
-        log.info(
-            "%s listening on %s (auth %s, data dir %s, pid %d)",
-            host.name,
-            host.listen_address,
-            host.auth_mode,
-            config.service_data_dir,
-            os.getpid(),
-        )
-        await host.wait_drained()
-        task = host.shutdown()
-        if task.done() and task.exception() is not None:
-            log.error("%s: drain failed: %r", host.name, task.exception())
-        grace = 0.0 if host._stop_now.is_set() else _STOP_GRACE_SECONDS
-        await server.stop(grace)
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        log.info("%s stopped", host.name)
-        return 0
-    finally:
-        await server.stop(None)
-        await service.close()
+def _install_signal_handlers(host: ServerHost) -> None:
+    def on_signal(signum: int) -> None:
+        if host.draining:
+            log.warning("%s: second %s, stopping now", host.name, signal.Signals(signum).name)
+            host.stop_now()
+        else:
+            host.shutdown(signal.Signals(signum).name)
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, on_signal, signum)
+    loop.add_signal_handler(signal.SIGHUP, host.authenticator.reload)
+
+
+async def _serve_until_drained(server: grpc.aio.Server, host: ServerHost) -> None:
+    """Serve until the drain is done (or skipped), then stop the server and finish."""
+    await host.wait_drained()
+    task = host.shutdown()
+    if task.done() and task.exception() is not None:
+        log.error("%s: drain failed: %r", host.name, task.exception())
+    await server.stop(0.0 if host.stopping_now else _STOP_GRACE_SECONDS)
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    log.info("%s stopped", host.name)
 
 
 def is_loopback(host: str) -> bool:

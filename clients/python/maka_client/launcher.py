@@ -67,40 +67,13 @@ async def start(name: str, module: str, args: Sequence[str]) -> ServiceChild:
 
 
 async def run(options: argparse.Namespace) -> int:
-    common = ["--data-dir", str(options.data_dir)] if options.data_dir else []
-    common += ["--log-level", options.log_level]
     children: list[ServiceChild] = []
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     try:
-        resource = await start(
-            "maka-resource",
-            "resource_service.server",
-            ["--listen", options.resource_listen, *common],
-        )
-        children.append(resource)
-        resource_address = await resource.address
-        kernel = await start(
-            "maka-kernel",
-            "kernel_service.server",
-            ["--listen", options.kernel_listen, "--resource-address", resource_address, *common],
-        )
-        children.append(kernel)
-        kernel_address = await kernel.address
-        print(
-            f"Maka Runtime is up: kernel {kernel_address}, resource {resource_address}. "
-            "Press Ctrl-C to stop.",
-            flush=True,
-        )
-        if options.data_dir is not None:
-            # Clients find the local credential in the default data directory by themselves.
-            print(
-                f"Clients: export MAKA_DATA_DIR={options.data_dir} (its credentials/local.token "
-                "is the local credential).",
-                flush=True,
-            )
+        await _start_pair(options, children)
         exited = [asyncio.ensure_future(child.process.wait()) for child in children]
         stopper = asyncio.ensure_future(stop.wait())
         done, _ = await asyncio.wait([stopper, *exited], return_when=asyncio.FIRST_COMPLETED)
@@ -109,6 +82,48 @@ async def run(options: argparse.Namespace) -> int:
     except RuntimeError as error:
         print(f"maka: {error}", file=sys.stderr)
         failed = True
+    codes = await _stop_all(children)
+    if failed or any(codes):
+        return 1
+    print("Maka Runtime stopped.", flush=True)
+    return 0
+
+
+async def _start_pair(options: argparse.Namespace, children: list[ServiceChild]) -> None:
+    """Start the resource service, then the kernel pointed at it (each added to *children*
+    as soon as it runs, so a failure later still stops it)."""
+    common = ["--data-dir", str(options.data_dir)] if options.data_dir else []
+    common += ["--log-level", options.log_level]
+    resource = await start(
+        "maka-resource",
+        "resource_service.server",
+        ["--listen", options.resource_listen, *common],
+    )
+    children.append(resource)
+    resource_address = await resource.address
+    kernel = await start(
+        "maka-kernel",
+        "kernel_service.server",
+        ["--listen", options.kernel_listen, "--resource-address", resource_address, *common],
+    )
+    children.append(kernel)
+    kernel_address = await kernel.address
+    print(
+        f"Maka Runtime is up: kernel {kernel_address}, resource {resource_address}. "
+        "Press Ctrl-C to stop.",
+        flush=True,
+    )
+    if options.data_dir is not None:
+        # Clients find the local credential in the default data directory by themselves.
+        print(
+            f"Clients: export MAKA_DATA_DIR={options.data_dir} (its credentials/local.token "
+            "is the local credential).",
+            flush=True,
+        )
+
+
+async def _stop_all(children: list[ServiceChild]) -> list[int]:
+    """Stop the kernel, then the resource service; their exit codes."""
     codes: list[int] = []
     for child in reversed(children):
         if codes == [0] and child.process.returncode is None:
@@ -117,10 +132,7 @@ async def run(options: argparse.Namespace) -> int:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(child.process.wait()), CASCADE_WAIT)
         codes.append(await child.stop())
-    if failed or any(codes):
-        return 1
-    print("Maka Runtime stopped.", flush=True)
-    return 0
+    return codes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
