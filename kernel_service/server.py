@@ -293,6 +293,11 @@ class KernelService:
         self.backends = BackendRegistry()
         self.backends.register(SCRIPTED, scripted_factory)
 
+    @property
+    def host(self) -> ServerHost | None:
+        """The process shell serving this service (once :meth:`open` has run)."""
+        return self._host
+
     async def open(self, host: ServerHost) -> None:
         self._host = host
         # The link's channel belongs to the serving event loop: made here, not in __init__.

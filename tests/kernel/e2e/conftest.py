@@ -1,9 +1,9 @@
 """A real ``maka-kernel`` server on 127.0.0.1:0, in this process, and real channels.
 
-The harness assembles the server the way ``maka_common.server.serve`` does (service, health,
-reflection, the drain-then-stop tail) minus the process-wide signal handlers, so a test can
-register the spec's fault-injecting backend in the service's registry. Tests that need a
-separate process (kill -9, SIGTERM) start ``maka-kernel`` itself.
+The server is ``maka_common.server.serve`` itself, through the one in-process harness both
+services use (:mod:`tests.support.inprocess`), so a test can register the spec's
+fault-injecting backend in the service's registry. Tests that need a separate process
+(kill -9, SIGTERM) start ``maka-kernel`` itself.
 """
 
 from __future__ import annotations
@@ -13,25 +13,24 @@ import contextlib
 import os
 import sqlite3
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-from grpc_health.v1 import health_pb2_grpc
 from maka.kernel.v1 import kernel_pb2 as pb
 from maka.kernel.v1 import kernel_pb2_grpc
 
 from kernel_service.core import RuntimeKernel
-from kernel_service.server import SERVICE_NAME, KernelConfig, KernelService
+from kernel_service.server import KernelConfig, KernelService
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.config import CommonConfig
-from maka_common.reflection import enable_reflection
-from maka_common.server import HEALTH_SERVICE_NAME, ServerHost
+from maka_common.server import ServerHost
 from maka_common.status import error_info
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 from tests.support import auth
+from tests.support.inprocess import InProcess, serve_in_process
 
 WORKSPACE = "/tmp/maka-kernel-e2e"
 # Sessions need a workspace root that exists.
@@ -40,20 +39,27 @@ os.makedirs(WORKSPACE, exist_ok=True)
 
 @dataclass
 class Server:
+    """A serving ``maka-kernel`` (the shared in-process harness) and what a test may look at."""
+
     service: KernelService
-    host: ServerHost
-    server: grpc.aio.Server
-    address: str
+    running: InProcess
     data_dir: Path
-    stopped: asyncio.Event = field(default_factory=asyncio.Event)
-    channels: list[grpc.aio.Channel] = field(default_factory=list)
-    _stopper: asyncio.Task[None] | None = None
+
+    @property
+    def host(self) -> ServerHost:
+        return self.running.host
+
+    @property
+    def address(self) -> str:
+        return self.running.address
+
+    @property
+    def stopped(self) -> asyncio.Event:
+        return self.running.stopped
 
     def channel(self) -> grpc.aio.Channel:
         """A new channel: its own HTTP/2 connection to the server."""
-        channel = grpc.aio.insecure_channel(self.address)
-        self.channels.append(channel)
-        return channel
+        return self.running.channel()
 
     def stub(self, channel: grpc.aio.Channel | None = None) -> Any:
         return kernel_pb2_grpc.KernelServiceStub(channel or self.channel())
@@ -62,12 +68,6 @@ class Server:
     def kernel(self) -> RuntimeKernel:
         assert self.service.kernel is not None
         return self.service.kernel
-
-    async def _stop_when_drained(self) -> None:
-        await self.host.wait_drained()
-        await self.server.stop(2.0)
-        await self.service.close()
-        self.stopped.set()
 
 
 async def start_server(
@@ -95,29 +95,11 @@ async def start_server(
         **settings,
     )
     service = KernelService(config)
-    host = ServerHost(common, service)
-    await service.open(host)
-    server = grpc.aio.server()
-    service.register(server)
-    health_pb2_grpc.add_HealthServicer_to_server(host.health, server)
-    enable_reflection(server, (SERVICE_NAME, HEALTH_SERVICE_NAME))
-    port = server.add_insecure_port("127.0.0.1:0")
-    host.listen_address = f"127.0.0.1:{port}"
-    await server.start()
-    await host.set_serving(True)
-    running = Server(service, host, server, host.listen_address, data_dir)
-    running._stopper = asyncio.get_running_loop().create_task(running._stop_when_drained())
-    return running
+    return Server(service, await serve_in_process(common, service), data_dir)
 
 
 async def stop_server(running: Server) -> None:
-    for channel in running.channels:
-        await channel.close()
-    if not running.stopped.is_set():
-        running.host.shutdown("test teardown")
-        await running.stopped.wait()
-    assert running._stopper is not None
-    await running._stopper
+    assert await running.running.stop() == 0
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
 """A real ``maka-resource`` server on 127.0.0.1:0, in this process, and real channels.
 
 The server runs through ``maka_common.server.serve`` itself, the path ``maka-resource`` takes
-(health, reflection, drain, stop, close), only without the process-wide signal handlers, so a
-test can look at the service's counters the way the spec's fixture does. Tests that need a
+(health, reflection, drain, stop, close), only without the process-wide signal handlers, by the
+one in-process harness both services use (:mod:`tests.support.inprocess`), so a test can look
+at the service's counters the way the spec's fixture does. Tests that need a
 separate process (kill -9, SIGTERM, a second owner) start ``maka-resource`` itself.
 """
 
@@ -23,11 +24,12 @@ from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
 
 from maka_common.config import CommonConfig
-from maka_common.server import ServerHost, serve
+from maka_common.server import ServerHost
 from maka_common.status import error_info
 from resource_service.core import ResourceHost, RunSupervisor, SessionDirectory, ShellRunConfig
 from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
 from tests.support import auth
+from tests.support.inprocess import serve_in_process
 
 E2E_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
 SESSION_ID = "real-resource-session"
@@ -100,21 +102,6 @@ class _SpecView:
         return getattr(self._resources, name)
 
 
-class _ListeningLine(logging.Handler):
-    """Sets an event on the ``listening on`` line ``serve()`` logs for *data_dir* once it
-    serves: the sentinel the process tests read from stderr, read here from the log."""
-
-    def __init__(self, data_dir: Path) -> None:
-        super().__init__(logging.INFO)
-        self.data_dir = str(data_dir)
-        self.event = asyncio.Event()
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if " listening on " in message and self.data_dir in message:
-            self.event.set()
-
-
 async def start_server(
     data_dir: Path,
     shell: ShellRunConfig = E2E_CONFIG,
@@ -135,29 +122,9 @@ async def start_server(
     )
     config = ResourceConfig(common=common, shell=shell, standalone=standalone)
     service = ResourceService(config, sessions=sessions)
-    listening = _ListeningLine(common.service_data_dir)
-    logger = logging.getLogger("maka.server")
-    level = logger.level
-    logger.setLevel(logging.INFO)
-    logger.addHandler(listening)
-    try:
-        serving = asyncio.get_running_loop().create_task(
-            serve(common, service, handle_signals=False)
-        )
-        ready = asyncio.ensure_future(listening.event.wait())
-        await asyncio.wait({serving, ready}, return_when=asyncio.FIRST_COMPLETED)
-        ready.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await ready
-    finally:
-        logger.removeHandler(listening)
-        logger.setLevel(level)
-    if serving.done():
-        raise AssertionError(f"serve() returned {serving.result()} before listening")
-    host = service.host
-    assert host is not None
-    running = Server(service, host, host.listen_address, data_dir, serving)
-    serving.add_done_callback(lambda _: running.stopped.set())
+    inprocess = await serve_in_process(common, service)
+    running = Server(service, inprocess.host, inprocess.address, data_dir, inprocess.serving)
+    running.stopped = inprocess.stopped
     _Unexpected.logger.addHandler(running.unexpected)
     return running
 
