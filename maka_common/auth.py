@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from maka.common.v1 import errors_pb2
 
+from maka_common.handlers import behaviour_of, same_shape
 from maka_common.principal import (
     ADMIN,
     CLIENT,
@@ -323,21 +324,7 @@ def certificate_name(context: Any) -> str | None:
 
 
 def _handler_like(handler: _Handler, behaviour: Callable[..., Any], raw: bool) -> _Handler:
-    deserializer = None if raw else handler.request_deserializer
-    serializer = handler.response_serializer
-    if handler.request_streaming and handler.response_streaming:
-        return grpc.stream_stream_rpc_method_handler(behaviour, deserializer, serializer)
-    if handler.request_streaming:
-        return grpc.stream_unary_rpc_method_handler(behaviour, deserializer, serializer)
-    if handler.response_streaming:
-        return grpc.unary_stream_rpc_method_handler(behaviour, deserializer, serializer)
-    return grpc.unary_unary_rpc_method_handler(behaviour, deserializer, serializer)
-
-
-def _inner(handler: _Handler) -> Any:
-    if handler.request_streaming:
-        return handler.stream_stream if handler.response_streaming else handler.stream_unary
-    return handler.unary_stream if handler.response_streaming else handler.unary_unary
+    return same_shape(handler, behaviour, None if raw else handler.request_deserializer)
 
 
 class AuthInterceptor(grpc.aio.ServerInterceptor):
@@ -406,13 +393,13 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             return _handler_like(handler, _aborting(refusal, handler), raw=True)
         assert principal is not None
         return _handler_like(
-            handler, _with_principal(principal, method, _inner(handler)), raw=False
+            handler, _with_principal(principal, method, behaviour_of(handler)), raw=False
         )
 
     def _deferred(self, handler: _Handler, method: str) -> _Handler:
         """Under mutual TLS without a token: the principal is the certificate's, read when the
         call starts (the handshake has verified it against the client CA)."""
-        inner = _inner(handler)
+        inner = behaviour_of(handler)
 
         def principal_of(context: Any) -> tuple[Principal | None, grpc.Status | None]:
             name = certificate_name(context)

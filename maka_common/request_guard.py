@@ -37,6 +37,7 @@ from google.protobuf.message import DecodeError, Message
 from maka.common.v1 import errors_pb2
 
 from maka_common.aio import race
+from maka_common.handlers import same_shape
 from maka_common.status import make_status, reason_name
 
 #: gRPC's own default limit for a received message, kept as the service limit.
@@ -245,15 +246,7 @@ def _guard_stream_in(handler: _Handler) -> Callable[..., Any]:
 def guard_handler(handler: _Handler, limits: RequestLimits, domain: str) -> _Handler:
     """*handler* with the guarded deserializer and a behaviour that answers refusals."""
     deserializer = guarded_deserializer(handler.request_deserializer, limits, domain)
-    behaviour = _guard_behaviour(handler)
-    serializer = handler.response_serializer
-    if handler.request_streaming and handler.response_streaming:
-        return grpc.stream_stream_rpc_method_handler(behaviour, deserializer, serializer)
-    if handler.request_streaming:
-        return grpc.stream_unary_rpc_method_handler(behaviour, deserializer, serializer)
-    if handler.response_streaming:
-        return grpc.unary_stream_rpc_method_handler(behaviour, deserializer, serializer)
-    return grpc.unary_unary_rpc_method_handler(behaviour, deserializer, serializer)
+    return same_shape(handler, _guard_behaviour(handler), deserializer)
 
 
 class RequestGuard(grpc.aio.ServerInterceptor):
