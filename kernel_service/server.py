@@ -91,12 +91,19 @@ class KernelConfig:
     max_page_bytes: int = DEFAULT_PAGE_BYTES
     max_queued_messages: int = DEFAULT_MAX_MESSAGES
     max_queued_bytes: int = DEFAULT_MAX_BYTES
+    max_early_stops: int = 16
     #: The resource link's credential: a file holding its bearer token (empty: ``MAKA_TOKEN``,
     #: then the local credential of the data directory) and TLS files (empty: plaintext).
     resource_token_file: str = ""
     resource_tls_ca: str = ""
     resource_tls_cert: str = ""
     resource_tls_key: str = ""
+
+    def kernel_limits(self) -> KernelLimits:
+        """The kernel core's limits from these settings."""
+        return KernelLimits(
+            max_response_bytes=self.max_page_bytes, max_early_stops=self.max_early_stops
+        )
 
 
 def resource_credential(config: KernelConfig) -> LinkCredential:
@@ -214,6 +221,14 @@ def _add_limit_settings(settings: SettingsParser) -> None:
         metavar="BYTES",
         help="most bytes of text queued into one running turn (SendMessage)",
     )
+    settings.add(
+        "max-early-stops",
+        type=bounded_int(1, 10_000),
+        default="16",
+        metavar="N",
+        help="most stops remembered per session for turns not admitted yet (StopSession "
+        "with a turn_id); the oldest is forgotten first",
+    )
 
 
 def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
@@ -239,6 +254,7 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_page_bytes=int(ns.max_page_bytes),
         max_queued_messages=int(ns.max_queued_messages),
         max_queued_bytes=int(ns.max_queued_bytes),
+        max_early_stops=int(ns.max_early_stops),
         resource_token_file=ns.resource_token_file,
         resource_tls_ca=ns.resource_tls_ca,
         resource_tls_cert=ns.resource_tls_cert,
@@ -345,7 +361,7 @@ class KernelService:
             ),
             now=now_ms,
             tool_host=self.resources,
-            limits=KernelLimits(max_response_bytes=self.config.max_page_bytes),
+            limits=self.config.kernel_limits(),
         )
 
     def register(self, server: grpc.aio.Server) -> None:

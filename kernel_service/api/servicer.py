@@ -139,10 +139,12 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
             request.session_id,
             source=request.source or "api",
             mode=convert.stop_mode(request.mode),
+            turn_id=request.turn_id,
         )
         return pb.StopSessionResponse(
             turn_id=outcome.turn_id,
             mode=convert.STOP_MODE_VALUE[outcome.mode],  # type: ignore[arg-type]
+            stopped=outcome.stopped,
         )
 
     @unary

@@ -48,7 +48,7 @@ from kernel_service.core.sessions import (
 from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionRecord, SessionStore
 from kernel_service.core.tools import ToolHost, ToolSessionAction, tell_tool_host
-from kernel_service.core.turns.admission import TurnAdmission
+from kernel_service.core.turns.admission import TurnAdmission, remember_early_stop
 from kernel_service.core.turns.drain import DrainReport, DrainRung, KernelDrain
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.run import Run, StopOutcome
@@ -121,7 +121,7 @@ class RuntimeKernel:
         self._admission = TurnAdmission(
             deps, self._sessions, turn_ends, lambda: self._drain.draining
         )
-        self._runner = Runner(deps, self._sessions, self._admission, turn_ends)
+        self._runner = Runner(deps, self._sessions, self._admission, turn_ends, self._stops.claim)
         self._interactions = TurnInteractions(
             deps, self._sessions, self._runner.recorder, self.limits, lambda: self._drain.draining
         )
@@ -332,25 +332,53 @@ class RuntimeKernel:
         return self._stops.claim(run, source, "immediate", escalate=False)
 
     def stop_session(
-        self, session_id: str, *, source: str = "api", mode: StopMode = "immediate"
+        self,
+        session_id: str,
+        *,
+        source: str = "api",
+        mode: StopMode = "immediate",
+        turn_id: str = "",
     ) -> asyncio.Future[StopOutcome]:
         """Stop the session's turn; the stop is claimed at the call, the future reports it.
 
         Concurrent and repeated stops of one run share one operation (and one error object);
         a turn still being reserved is prevented from ever sending. With nothing running the
-        future resolves at once (``turn_id`` empty).
+        future resolves at once (``turn_id`` empty). With *turn_id*, only that turn is stopped;
+        when it is not admitted yet the stop is remembered and the turn ends aborted as soon
+        as it is admitted (see :mod:`.turns.admission`).
         """
         check_id("session_id", session_id)
         check_source(source)
+        if turn_id:
+            check_id("turn_id", turn_id)
         if mode not in STOP_MODES:
             raise InvalidRequestError("mode", f"must be one of {', '.join(STOP_MODES)}")
         runtime = self._sessions.get(session_id)
         run = runtime.active_run if runtime is not None else None
+        if turn_id and (run is None or run.turn_id != turn_id):
+            return self._deps.tasks.spawn(
+                self._stop_early(session_id, turn_id, source, mode), name="stop"
+            )
         if runtime is not None:
             runtime.stop_epoch += 1
         if run is None:
             return self._deps.tasks.spawn(self._stop_idle(session_id, source, mode), name="stop")
         return self._stops.claim(run, source, mode)
+
+    async def _stop_early(
+        self, session_id: str, turn_id: str, source: str, mode: StopMode
+    ) -> StopOutcome:
+        store = self._deps.store
+        await store.read_header(session_id)
+        recorded = await store.get_turn(session_id, turn_id)
+        runtime = self._sessions.session(session_id)
+        run = runtime.active_run
+        if run is not None and run.turn_id == turn_id:
+            return await self._stops.claim(run, source, mode)
+        if recorded is not None:
+            return StopOutcome(session_id=session_id, source=source, mode=mode)
+        remember_early_stop(runtime, turn_id, source, mode, self.limits.max_early_stops)
+        return StopOutcome(session_id=session_id, turn_id=turn_id, source=source, mode=mode)
 
     async def _stop_idle(self, session_id: str, source: str, mode: StopMode) -> StopOutcome:
         await self._deps.store.read_header(session_id)

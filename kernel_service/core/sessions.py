@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kernel_service.core.backend import BackendRegistry
+from kernel_service.core.backend import BackendRegistry, StopMode
 from kernel_service.core.deps import KernelDeps
 from kernel_service.core.errors import InvalidRequestError, describe
 from kernel_service.core.log.events import StoredMessage, SystemNote
@@ -48,6 +48,9 @@ class SessionRuntime:
     active_run: Run | None = None
     stop_epoch: int = 0
     resumed: bool = False
+    #: Stops that named a turn not admitted yet: turn id -> (source, mode), oldest first
+    #: (see :mod:`kernel_service.core.turns.admission`).
+    early_stops: dict[str, tuple[str, StopMode]] = field(default_factory=dict)
 
     @property
     def permanent_failure(self) -> Exception | None:

@@ -69,6 +69,7 @@ class KernelLimits:
     max_event_bytes: int = 1024 * 1024
     max_queued_messages: int = 100
     max_queued_bytes: int = 4 * 1024 * 1024
+    max_early_stops: int = 16
 
 
 def utf8_size(value: str) -> int:

@@ -114,3 +114,12 @@ def test_interrupt_escalates_an_after_step_stop_whose_step_never_ends(maka: Maka
     assert finish(child) == 130  # the waiting maka sees the turn settle and exits
     assert "again" in maka.ok("turn", sid, "/script say again")
     assert "no turn was running" in maka.ok("interrupt", sid)
+
+
+def test_interrupt_naming_a_turn_not_started_yet_aborts_it_when_it_starts(maka: Maka) -> None:
+    sid = maka.new_session()
+    assert "stopped turn early1" in maka.ok("interrupt", sid, "--turn", "early1")
+    result = maka("turn", sid, "/script say never", "--turn-id", "early1")
+    assert (result.returncode, result.stdout) == (130, "turn aborted by cli\n"), result
+    assert "never" not in result.stdout
+    assert "no turn was running" in maka.ok("interrupt", sid, "--turn", "early1")

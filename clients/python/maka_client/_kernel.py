@@ -382,11 +382,19 @@ class KernelClient:
         *,
         source: str = "",
         mode: pb.StopMode.ValueType = pb.STOP_MODE_IMMEDIATE,
+        turn_id: str = "",
         timeout: float | None = None,
     ) -> pb.StopSessionResponse:
-        """Stop the running turn; returns once the stop is delivered and recorded."""
+        """Stop the running turn; returns once the stop is delivered and recorded.
+
+        With *turn_id* (the id passed to :meth:`start_turn`, or its stream's ``turn_id``) only
+        that turn is stopped, even when its start has not reached the kernel yet: it then ends
+        aborted as soon as it is admitted. ``stopped`` in the response says whether a turn was.
+        """
         t = self._timeout(timeout)
-        request = pb.StopSessionRequest(session_id=session_id, source=source, mode=mode)
+        request = pb.StopSessionRequest(
+            session_id=session_id, source=source, mode=mode, turn_id=turn_id
+        )
         with translated():
             return await self._stub.StopSession(request, timeout=t)
 

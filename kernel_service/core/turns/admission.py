@@ -8,6 +8,14 @@ quarantined (a backend that could not be disposed), still waits for the end of i
 turn to reach the store, or holds a stopped turn that has not settled yet. The runner asks
 :meth:`TurnAdmission.refusal` again once the run has reserved its backend, before it claims the
 session.
+
+Early stops: a stop naming a turn id that is not admitted yet (its start is still on the way)
+is remembered on the session (:func:`remember_early_stop`, at most ``max_early_stops`` per
+session, the oldest forgotten first). When the runner claims the session for a run it takes
+the run's early stop (:func:`take_early_stop`) and claims that stop against the run before
+anything is sent, so the turn is recorded (user message, ``running``) and ends aborted exactly
+as a turn stopped right after admission. Admitting any turn forgets every other remembered
+stop: a stop for a turn id that never comes cannot outlive the next turn.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kernel_service.core.backend import StopMode
 from kernel_service.core.deps import KernelDeps
 from kernel_service.core.errors import (
     HostDrainingError,
@@ -105,6 +114,24 @@ class TurnAdmission:
         )
         launch(run)
         return Opening(log=runtime.log, run=run, attached=False)
+
+
+def remember_early_stop(
+    runtime: SessionRuntime, turn_id: str, source: str, mode: StopMode, limit: int
+) -> None:
+    """Remember a stop for *turn_id*, not admitted yet (bounded by *limit*, oldest first out)."""
+    stops = runtime.early_stops
+    stops.pop(turn_id, None)
+    stops[turn_id] = (source, mode)
+    while len(stops) > max(limit, 1):
+        del stops[next(iter(stops))]
+
+
+def take_early_stop(runtime: SessionRuntime, turn_id: str) -> tuple[str, StopMode] | None:
+    """The remembered stop of *turn_id*, being admitted now; every other one is forgotten."""
+    stop = runtime.early_stops.get(turn_id)
+    runtime.early_stops.clear()
+    return stop
 
 
 def _attach_active(runtime: SessionRuntime, turn_id: str, text: str) -> Opening | None:

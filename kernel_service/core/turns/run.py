@@ -104,10 +104,17 @@ class Run:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StopOutcome:
-    """What a successful stop did. ``turn_id`` is empty when nothing was running."""
+    """What a successful stop did. ``turn_id`` is empty when nothing was stopped; it names a
+    turn not admitted yet when the stop was remembered for it (see
+    :func:`~kernel_service.core.turns.admission.remember_early_stop`)."""
 
     session_id: str
     turn_id: str = ""
     source: str = ""
     mode: StopMode = "immediate"
     reason: StopReason = "user_stop"
+
+    @property
+    def stopped(self) -> bool:
+        """Whether a turn was stopped (or will end aborted as soon as it is admitted)."""
+        return bool(self.turn_id)

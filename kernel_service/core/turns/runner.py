@@ -9,6 +9,8 @@ only through :meth:`Run.advance` (see :mod:`.state`). Ordering rules:
   meanwhile — a stale run ends quietly and never sends;
 * the session is claimed (one active run per session) before anything is written, after
   admission (:mod:`.admission`) has been asked again;
+* a stop remembered for the turn before it was admitted (an early stop, :mod:`.admission`) is
+  claimed as soon as the session is, so the turn is recorded and ends aborted without sending;
 * the user message and ``turn_state running`` are committed, then the header is marked
   ``running``, then owners are bound; a stop claimed in between is honoured before any send;
 * every backend event is committed before anyone can read it (see :mod:`.recording`);
@@ -22,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
-from kernel_service.core.backend import BackendSendInput
+from kernel_service.core.backend import BackendSendInput, StopMode
 from kernel_service.core.deps import KernelDeps
 from kernel_service.core.errors import (
     PersistenceFailedError,
@@ -44,14 +47,23 @@ from kernel_service.core.log.events import (
 )
 from kernel_service.core.session import HeaderPatch
 from kernel_service.core.sessions import SessionRuntime, SessionTable
-from kernel_service.core.turns.admission import TurnAdmission
+from kernel_service.core.turns.admission import TurnAdmission, take_early_stop
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.recording import TurnRecorder
-from kernel_service.core.turns.run import Run, StartOutcome
+from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
 from kernel_service.core.turns.state import EndWriter, RunState, end_writer
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
 
 log = logging.getLogger("kernel_service.core")
+
+#: Claims a stop against a run (the kernel's :class:`~.stop.StopCoordinator`).
+StopClaim = Callable[[Run, str, StopMode], "asyncio.Future[StopOutcome]"]
+
+
+def _retrieve(future: asyncio.Future[StopOutcome]) -> None:
+    # An early stop's failure is recorded by the stop itself; nobody else awaits it.
+    if not future.cancelled():
+        future.exception()
 
 
 class Runner:
@@ -61,8 +73,10 @@ class Runner:
         sessions: SessionTable,
         admission: TurnAdmission,
         turn_ends: PendingTurnEnds,
+        claim_stop: StopClaim,
     ) -> None:
         self._deps = deps
+        self._claim_stop = claim_stop
         self._sessions = sessions
         self._admission = admission
         self._turn_ends = turn_ends
@@ -131,6 +145,10 @@ class Runner:
             raise SessionBusyError(run.session_id, runtime.active_run.turn_id)
         runtime.active_run = run
         run.advance(RunState.CLAIMED)
+        early = take_early_stop(runtime, run.turn_id)
+        if early is not None:
+            # Stopped before it was admitted: recorded, then aborted; the backend never sends.
+            self._claim_stop(run, *early).add_done_callback(_retrieve)
         await self._begin(run, runtime, generation)
         self._bind(run)
         if run.stop_op is not None:

@@ -76,6 +76,13 @@ def _register_management(commands: Any) -> None:
     interrupt.add_argument(
         "--after-step", action="store_true", help="let the current step finish first"
     )
+    interrupt.add_argument(
+        "--turn",
+        default="",
+        metavar="TURN_ID",
+        help="stop only this turn; one whose start has not reached the kernel yet ends "
+        "aborted as soon as it is admitted",
+    )
     interrupt.set_defaults(handler=cmd_interrupt)
 
 
@@ -226,10 +233,10 @@ async def cmd_interrupt(ctx: Context, args: argparse.Namespace) -> int:
     mode = pb.STOP_MODE_AFTER_STEP if args.after_step else pb.STOP_MODE_IMMEDIATE
     async with ctx.kernel() as kernel:
         session_id = await resolve_session(kernel, args.session)
-        stopped = await kernel.stop_session(session_id, source="cli", mode=mode)
+        stopped = await kernel.stop_session(session_id, source="cli", mode=mode, turn_id=args.turn)
     if ctx.out.json:
         ctx.out.record(stopped)
-    elif stopped.turn_id:
+    elif stopped.stopped:
         ctx.out.line(f"stopped turn {stopped.turn_id}")
     else:
         ctx.out.line("no turn was running")

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+import uuid
 from typing import Any
 
 from maka.kernel.v1 import kernel_pb2 as pb
@@ -38,6 +39,12 @@ def register(commands: Any) -> None:
         help="answer sandbox-boundary requests without asking",
     )
     parser.add_argument("--answer", default=None, help="answer user questions without asking")
+    parser.add_argument(
+        "--turn-id",
+        default="",
+        help="the turn's id (default: a new one); `maka interrupt --turn` can stop it by that id "
+        "even before it has started",
+    )
     parser.set_defaults(handler=cmd_turn)
 
 
@@ -49,6 +56,8 @@ class TurnView:
         self.out = ctx.out
         self.kernel = kernel
         self.session_id: str = args.session
+        #: Chosen here, so that Ctrl-C stops this turn even before the kernel has admitted it.
+        self.turn_id: str = args.turn_id or uuid.uuid4().hex
         self.approve: str | None = args.approve
         self.answer: str | None = args.answer
         self.interactive = sys.stdin.isatty()
@@ -85,7 +94,9 @@ class TurnView:
 
     async def _stop(self, mode: pb.StopMode.ValueType) -> None:
         try:
-            await self.kernel.stop_session(self.session_id, source="cli", mode=mode)
+            await self.kernel.stop_session(
+                self.session_id, source="cli", mode=mode, turn_id=self.turn_id
+            )
         except MakaError as error:
             self.out.note(f"maka: stop failed: {error.message} ({error.reason or error.code.name})")
             return
@@ -201,7 +212,7 @@ async def cmd_turn(ctx: Context, args: argparse.Namespace) -> int:
         view = TurnView(ctx, kernel, args)
         loop.add_signal_handler(signal.SIGINT, view.interrupt)
         status = pb.TURN_STATUS_UNSPECIFIED
-        stream = kernel.start_turn(args.session, args.text)
+        stream = kernel.start_turn(args.session, args.text, turn_id=view.turn_id)
         try:
             async for event in stream:
                 view.show(event)

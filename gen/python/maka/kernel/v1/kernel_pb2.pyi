@@ -1728,6 +1728,7 @@ class StopSessionRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
     MODE_FIELD_NUMBER: _builtins.int
+    TURN_ID_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
     source: _builtins.str
@@ -1736,16 +1737,25 @@ class StopSessionRequest(_message.Message):
     """
     mode: Global___StopMode.ValueType
     """When to stop."""
+    turn_id: _builtins.str
+    """The turn to stop; empty means whichever turn runs. A turn id that is not admitted yet
+    (its StartTurn is still on the way) is remembered: that turn ends aborted as soon as it is
+    admitted, before its backend is sent anything. At most --max-early-stops such stops are
+    remembered per session (the oldest is forgotten first), and they are forgotten when another
+    turn is admitted on the session. A turn id naming another turn than the running one leaves
+    the running turn alone.
+    """
     def __init__(
         self,
         *,
         session_id: _builtins.str = ...,
         source: _builtins.str = ...,
         mode: Global___StopMode.ValueType = ...,
+        turn_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "session_id", b"session_id", "source", b"source"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "session_id", b"session_id", "source", b"source", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1759,19 +1769,26 @@ class StopSessionResponse(_message.Message):
 
     TURN_ID_FIELD_NUMBER: _builtins.int
     MODE_FIELD_NUMBER: _builtins.int
+    STOPPED_FIELD_NUMBER: _builtins.int
     turn_id: _builtins.str
-    """The stopped turn; empty when no turn was running."""
+    """The stopped turn; empty when no turn was stopped."""
     mode: Global___StopMode.ValueType
     """The mode the stop used."""
+    stopped: _builtins.bool
+    """Whether a turn was stopped: the running turn, or the named turn that is not admitted yet
+    (it ends aborted when admitted). False when nothing ran, the named turn is already
+    recorded, or it already recorded its end.
+    """
     def __init__(
         self,
         *,
         turn_id: _builtins.str = ...,
         mode: Global___StopMode.ValueType = ...,
+        stopped: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "stopped", b"stopped", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -3363,7 +3363,14 @@ type StopSessionRequest struct {
 	// means "api".
 	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
 	// When to stop.
-	Mode          StopMode `protobuf:"varint,3,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
+	Mode StopMode `protobuf:"varint,3,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
+	// The turn to stop; empty means whichever turn runs. A turn id that is not admitted yet
+	// (its StartTurn is still on the way) is remembered: that turn ends aborted as soon as it is
+	// admitted, before its backend is sent anything. At most --max-early-stops such stops are
+	// remembered per session (the oldest is forgotten first), and they are forgotten when another
+	// turn is admitted on the session. A turn id naming another turn than the running one leaves
+	// the running turn alone.
+	TurnId        string `protobuf:"bytes,4,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3419,13 +3426,24 @@ func (x *StopSessionRequest) GetMode() StopMode {
 	return StopMode_STOP_MODE_UNSPECIFIED
 }
 
+func (x *StopSessionRequest) GetTurnId() string {
+	if x != nil {
+		return x.TurnId
+	}
+	return ""
+}
+
 // StopSessionResponse says what was stopped.
 type StopSessionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The stopped turn; empty when no turn was running.
+	// The stopped turn; empty when no turn was stopped.
 	TurnId string `protobuf:"bytes,1,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	// The mode the stop used.
-	Mode          StopMode `protobuf:"varint,2,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
+	Mode StopMode `protobuf:"varint,2,opt,name=mode,proto3,enum=maka.kernel.v1.StopMode" json:"mode,omitempty"`
+	// Whether a turn was stopped: the running turn, or the named turn that is not admitted yet
+	// (it ends aborted when admitted). False when nothing ran, the named turn is already
+	// recorded, or it already recorded its end.
+	Stopped       bool `protobuf:"varint,3,opt,name=stopped,proto3" json:"stopped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3472,6 +3490,13 @@ func (x *StopSessionResponse) GetMode() StopMode {
 		return x.Mode
 	}
 	return StopMode_STOP_MODE_UNSPECIFIED
+}
+
+func (x *StopSessionResponse) GetStopped() bool {
+	if x != nil {
+		return x.Stopped
+	}
+	return false
 }
 
 // Interaction is a stored interaction request and what became of it.
@@ -4533,15 +4558,17 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x12\x12\n" +
 	"\x04text\x18\x03 \x01(\tR\x04text\"G\n" +
 	"\x11StartTurnResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\"y\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\"\x92\x01\n" +
 	"\x12StopSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
 	"\x06source\x18\x02 \x01(\tR\x06source\x12,\n" +
-	"\x04mode\x18\x03 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\"\\\n" +
+	"\x04mode\x18\x03 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\x12\x17\n" +
+	"\aturn_id\x18\x04 \x01(\tR\x06turnId\"v\n" +
 	"\x13StopSessionResponse\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12,\n" +
-	"\x04mode\x18\x02 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\"\x9a\x03\n" +
+	"\x04mode\x18\x02 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\x12\x18\n" +
+	"\astopped\x18\x03 \x01(\bR\astopped\"\x9a\x03\n" +
 	"\vInteraction\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
