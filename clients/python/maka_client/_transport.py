@@ -74,10 +74,13 @@ class ClientOptions:
     tls: TlsFiles | None = None
 
 
-# Reconnect quickly: the services are local, and a resumed stream waits for the channel.
+# Reconnect quickly (a resumed stream waits for the channel), but give every connection
+# attempt gRPC's own 20 s: `grpc.min_reconnect_backoff_ms` is also gRPC's minimum *connect
+# timeout*, so a small value there fails any peer slower to send its SETTINGS frame (a loaded
+# machine, a TLS handshake, another host) with "connection attempt timed out".
 _CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 20_000),
     ("grpc.max_reconnect_backoff_ms", 2000),
 )
 
