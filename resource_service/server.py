@@ -84,6 +84,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         max_live_runs_per_session=int(ns.max_live_runs_per_session) or None,
         max_page_bytes=int(ns.max_page_bytes),
         termination_grace=float(ns.termination_grace),
+        watch_backlog=int(ns.watch_backlog),
     )
     return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
 
@@ -125,6 +126,13 @@ def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> N
         default=str(defaults.termination_grace),
         metavar="SECONDS",
         help="between SIGTERM and SIGKILL when a run is stopped, times out or is drained",
+    )
+    settings.add(
+        "watch-backlog",
+        type=_limit,
+        default=str(defaults.watch_backlog),
+        metavar="N",
+        help="most revisions queued for a WatchRuns watcher; past that: each run's latest",
     )
     settings.add_flag(
         "standalone",

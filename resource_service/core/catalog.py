@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, replace
 
@@ -32,6 +33,26 @@ class ShellRunPage:
     next_page_token: str
 
 
+class _Watcher:
+    """One watch's live revisions not yet delivered, at most *backlog*; past that they are
+    dropped and the watch reads the store again from its cursor (the collapse)."""
+
+    def __init__(self, backlog: int) -> None:
+        self.backlog = backlog
+        self.pending: deque[ShellRunRecord] = deque()
+        self.behind = True  # read the store first
+        self.wake = asyncio.Event()
+
+    def push(self, record: ShellRunRecord) -> None:
+        if not self.behind:
+            if len(self.pending) < self.backlog:
+                self.pending.append(record)
+            else:
+                self.behind = True
+                self.pending.clear()
+        self.wake.set()
+
+
 class RunCatalog:
     """Pages and change feeds of the runs in the store, with live output where it is live."""
 
@@ -40,21 +61,20 @@ class RunCatalog:
     ) -> None:
         self._ctx = context
         self._live_output = live_output
-        self._session_changed: dict[str, asyncio.Event] = {}
+        self._watchers: dict[str, set[_Watcher]] = {}
         self._closed = False
 
     def changed(self, record: ShellRunRecord) -> None:
-        """A revision of *record* was committed: wake the session's watchers."""
-        event = self._session_changed.pop(record.session_id, None)
-        if event is not None:
-            event.set()
+        """A revision of *record* was committed: queue it for the session's watchers."""
+        for watcher in self._watchers.get(record.session_id, ()):
+            watcher.push(record)
 
     def close(self) -> None:
         """End every watch."""
         self._closed = True
-        for event in self._session_changed.values():
-            event.set()
-        self._session_changed.clear()
+        for watchers in self._watchers.values():
+            for watcher in watchers:
+                watcher.wake.set()
 
     async def list_session(
         self,
@@ -101,34 +121,65 @@ class RunCatalog:
     async def watch(
         self, session_id: str, *, after_change_seq: int = 0
     ) -> AsyncGenerator[ShellRunRecord, None]:
-        """Every committed change of the session's runs after *after_change_seq*, replayed from
-        the store and then live, until the catalog closes. A watcher that falls behind sees the
-        latest revision of each run (intermediate revisions collapse), never a gap."""
+        """The session's run changes after *after_change_seq*, until the catalog closes.
+
+        First the store's replay: the latest revision of each run changed after the cursor, in
+        ``change_seq`` order (the store keeps only a run's latest revision). Then every revision
+        committed from then on, once each, in commit order, while this watcher is at most
+        ``watch_backlog`` revisions behind; past that its queued revisions are dropped and it
+        reads the store again from the last ``change_seq`` it delivered (the same collapse as
+        the replay). ``change_seq`` always grows and nothing committed after the cursor is
+        missed: a collapse shows only as a jump in a run's ``revision``."""
+        self._check_cursor(session_id, after_change_seq)
+        watcher = _Watcher(self._ctx.config.watch_backlog)
+        watchers = self._watchers.setdefault(session_id, set())
+        watchers.add(watcher)
+        try:
+            cursor = after_change_seq
+            while not self._closed:
+                if watcher.behind:
+                    # Queue live revisions from here on; those the store read also returns
+                    # are skipped below by their change_seq.
+                    watcher.behind = False
+                    records: list[ShellRunRecord] | None = None
+                    while records is None or (len(records) == _CHANGES_BATCH and not self._closed):
+                        records = await self._changes(session_id, cursor)
+                        for record in records:
+                            cursor = record.change_seq
+                            yield self._live_output(record)
+                elif watcher.pending:
+                    record = watcher.pending.popleft()
+                    if record.change_seq > cursor:
+                        cursor = record.change_seq
+                        yield self._live_output(record)
+                else:
+                    watcher.wake.clear()
+                    await watcher.wake.wait()
+        finally:
+            watchers.discard(watcher)
+            if not watchers and self._watchers.get(session_id) is watchers:
+                del self._watchers[session_id]
+
+    def _check_cursor(self, session_id: str, after_change_seq: int) -> None:
         check_session_id(session_id)
         if after_change_seq < 0:
             raise InvalidRequestError(
                 "after_change_seq must not be negative", field="after_change_seq"
             )
-        store = self._ctx.store
-        last = store.last_change_seq
+        last = self._ctx.store.last_change_seq
         if after_change_seq > last:
             raise OutOfRangeError(
                 f"after_change_seq {after_change_seq} is beyond the newest change {last}",
                 field="after_change_seq",
                 last=last,
             )
-        cursor = after_change_seq
-        while not self._closed:
-            changed = self._session_changed.setdefault(session_id, asyncio.Event())
-            records = await self._ctx.store_call(
-                store.list_changes(session_id, after_change_seq=cursor, limit=_CHANGES_BATCH),
-                None,
-            )
-            for record in records:
-                cursor = record.change_seq
-                yield self._live_output(record)
-            if len(records) < _CHANGES_BATCH:
-                await changed.wait()
+
+    async def _changes(self, session_id: str, after_change_seq: int) -> list[ShellRunRecord]:
+        """One batch of the store's latest revisions changed after *after_change_seq*."""
+        changes = self._ctx.store.list_changes(
+            session_id, after_change_seq=after_change_seq, limit=_CHANGES_BATCH
+        )
+        return list(await self._ctx.store_call(changes, None))
 
 
 #: Page tokens are opaque to clients: urlsafe base64 (unpadded) of a small versioned JSON array,

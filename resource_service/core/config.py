@@ -41,6 +41,9 @@ class ShellRunConfig:
     max_live_runs_per_session: int | None = None
     #: Most bytes one page of ListRuns holds (a page always holds at least one run).
     max_page_bytes: int = DEFAULT_PAGE_BYTES
+    #: Most committed revisions queued for one WatchRuns watcher that it has not taken yet;
+    #: past that its queue collapses to the latest revision of each run (see catalog.py).
+    watch_backlog: int = 1024
     #: Environment commands start from; ``None`` means the host's own environment.
     base_env: Mapping[str, str] | None = None
 

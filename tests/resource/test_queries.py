@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +15,15 @@ from resource_service.core import (
     PtyOutput,
     ShellRunRecord,
 )
-from tests.resource.conftest import SESSION_ID, Host, bash_input, read_until
+from tests.resource.conftest import (
+    SESSION_ID,
+    TEST_CONFIG,
+    Host,
+    bash_input,
+    close_host,
+    open_host,
+    read_until,
+)
 
 
 async def test_list_pages_oldest_first_with_an_opaque_token(host: Host) -> None:
@@ -71,6 +81,68 @@ async def test_watch_replays_then_follows_every_committed_change(host: Host) -> 
 
     await resume()
     assert [record.ref for record in resumed] == [extra.ref]
+
+
+async def test_a_watcher_that_keeps_up_gets_every_revision_of_a_fast_run(host: Host) -> None:
+    # The consumer is held while a whole `true` run commits its three revisions; a watcher
+    # within its backlog still gets each of them, once, in commit order.
+    before = await host.coordinator.run_foreground_bash(bash_input("true", "call.before"))
+    watch = host.coordinator.watch(SESSION_ID)
+    assert await anext(watch) == before  # the replay; the watch is following from here
+    fast = await host.coordinator.run_foreground_bash(bash_input("true", "call.fast"))
+    changes = [await anext(watch)]
+    while changes[-1].revision != fast.revision:
+        changes.append(await anext(watch))
+    await watch.aclose()
+    assert [(c.ref, c.revision, c.status) for c in changes] == [
+        (fast.ref, 1, "starting"),
+        (fast.ref, 2, "running"),
+        (fast.ref, 3, "completed"),
+    ]
+    assert changes[-1] == fast
+    seqs = [before.change_seq, *(c.change_seq for c in changes)]
+    assert seqs == sorted(set(seqs))
+
+
+async def test_a_watcher_past_its_backlog_gets_each_runs_latest_revision(tmp_path: Path) -> None:
+    opened = await open_host(tmp_path, config=replace(TEST_CONFIG, watch_backlog=3))
+    try:
+        before = await opened.coordinator.run_foreground_bash(bash_input("true", "call.before"))
+        watch = opened.coordinator.watch(SESSION_ID)
+        assert await anext(watch) == before
+        first = await opened.coordinator.run_foreground_bash(bash_input("true", "call.one"))
+        second = await opened.coordinator.run_foreground_bash(bash_input("true", "call.two"))
+        # Six revisions against a backlog of three: the watch reads the store again from the
+        # last change it delivered and gets the latest revision of each changed run.
+        collapsed = [await anext(watch) for _ in range(2)]
+        assert collapsed == [first, second]
+        # Once it has caught up it follows every revision again.
+        third = await opened.coordinator.run_foreground_bash(bash_input("true", "call.three"))
+        followed = [await anext(watch)]
+        while followed[-1].revision != third.revision:
+            followed.append(await anext(watch))
+        assert [record.revision for record in followed] == [1, 2, 3]
+        assert followed[-1] == third
+        await watch.aclose()
+    finally:
+        await close_host(opened)
+
+
+async def test_a_watch_resumed_after_a_change_seq_replays_the_latest_revisions(
+    host: Host,
+) -> None:
+    before = await host.coordinator.run_foreground_bash(bash_input("true", "call.before"))
+    fast = await host.coordinator.run_foreground_bash(bash_input("true", "call.fast"))
+    # Reconnecting after `before`: the store keeps each run's latest revision only, so the
+    # replay gives `fast` once, completed, then follows live.
+    watch = host.coordinator.watch(SESSION_ID, after_change_seq=before.change_seq)
+    assert await anext(watch) == fast
+    live = await host.coordinator.run_foreground_bash(bash_input("true", "call.live"))
+    followed = [await anext(watch)]
+    while followed[-1].revision != live.revision:
+        followed.append(await anext(watch))
+    await watch.aclose()
+    assert [(c.ref, c.revision) for c in followed] == [(live.ref, r) for r in (1, 2, 3)]
 
 
 async def test_attach_replays_from_a_sequence_with_the_current_screen(host: Host) -> None:

@@ -191,6 +191,41 @@ async def test_watch_replays_then_follows_live_changes_and_resumes_after_a_chang
     resumed.cancel()
 
 
+async def test_a_watcher_that_keeps_up_gets_every_revision_of_a_fast_run(
+    server: Server,
+) -> None:
+    # The client reads nothing while a whole `true` run commits; within its backlog the
+    # watch still delivers starting, running and completed, once each, in order.
+    stub = server.stub()
+    before = await _foreground(stub, "true")
+    watch = stub.WatchRuns(pb.WatchRunsRequest(session_id=SESSION_ID))
+    assert (await watch.read()).run == before  # the replay; following from here
+    fast = await _foreground(stub, "true")
+    changes = [(await watch.read()).run]
+    while changes[-1].revision != fast.revision:
+        changes.append((await watch.read()).run)
+    assert [(c.ref, c.revision, c.status) for c in changes] == [
+        (fast.ref, 1, pb.RUN_STATUS_STARTING),
+        (fast.ref, 2, pb.RUN_STATUS_RUNNING),
+        (fast.ref, 3, pb.RUN_STATUS_COMPLETED),
+    ]
+    assert changes[-1] == fast
+    watch.cancel()
+
+    # Reconnecting after `before`: the replay from the store is each changed run's latest
+    # revision (the store keeps no older ones), then live changes again.
+    resumed = stub.WatchRuns(
+        pb.WatchRunsRequest(session_id=SESSION_ID, after_change_seq=before.change_seq)
+    )
+    assert (await resumed.read()).run == fast
+    later = await _foreground(stub, "true")
+    followed = [(await resumed.read()).run]
+    while followed[-1].revision != later.revision:
+        followed.append((await resumed.read()).run)
+    assert [(c.ref, c.revision) for c in followed] == [(later.ref, r) for r in (1, 2, 3)]
+    resumed.cancel()
+
+
 async def test_an_open_watch_ends_cleanly_when_the_server_shuts_down(server: Server) -> None:
     stub = server.stub()
     open_watch = stub.WatchRuns(pb.WatchRunsRequest(session_id="quiet-session"))

@@ -1031,7 +1031,9 @@ class WatchRunsResponse(_message.Message):
     RUN_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def run(self) -> Global___Run:
-        """The run after the change. A watcher that falls behind gets each run's latest revision."""
+        """The run after the change: each committed revision while the watcher keeps up; in the
+        replay, or for a watcher past the watch backlog, each changed run's latest revision.
+        """
 
     def __init__(
         self,

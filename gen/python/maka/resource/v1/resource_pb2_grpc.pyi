@@ -74,8 +74,16 @@ class ResourceServiceStub:
     its final state; a run that has already ended is returned unchanged.
     """
     WatchRuns: _grpc.UnaryStreamMultiCallable[_resource_pb2.WatchRunsRequest, _resource_pb2.WatchRunsResponse]
-    """WatchRuns streams every committed change of a session's runs after a change sequence:
-    first a replay from the store, then live changes, until the server shuts down.
+    """WatchRuns streams a session's run changes after a change sequence, until the server shuts
+    down. First a replay from the store, which keeps only each run's latest revision: every run
+    changed after `after_change_seq` once, in its latest revision, in change_seq order. Then
+    live: every revision committed from then on, once each, in commit order (a fast run is
+    STARTING, RUNNING, then its terminal state), while the watcher has at most the service's
+    watch backlog (--watch-backlog, default 1024) revisions not yet read. A watcher further
+    behind loses its queued revisions and gets, as in the replay, the latest revision of each
+    run changed since the last change_seq it got. change_seq only grows along a stream and no
+    change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
+    last change_seq received.
     """
     AcquireController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.AcquireControllerRequest, _resource_pb2.AcquireControllerResponse]
     """AcquireController takes control of an active PTY run for a connection. A second holder is
@@ -163,8 +171,16 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     its final state; a run that has already ended is returned unchanged.
     """
     WatchRuns: _aio.UnaryStreamMultiCallable[_resource_pb2.WatchRunsRequest, _resource_pb2.WatchRunsResponse]  # type: ignore[assignment]
-    """WatchRuns streams every committed change of a session's runs after a change sequence:
-    first a replay from the store, then live changes, until the server shuts down.
+    """WatchRuns streams a session's run changes after a change sequence, until the server shuts
+    down. First a replay from the store, which keeps only each run's latest revision: every run
+    changed after `after_change_seq` once, in its latest revision, in change_seq order. Then
+    live: every revision committed from then on, once each, in commit order (a fast run is
+    STARTING, RUNNING, then its terminal state), while the watcher has at most the service's
+    watch backlog (--watch-backlog, default 1024) revisions not yet read. A watcher further
+    behind loses its queued revisions and gets, as in the replay, the latest revision of each
+    run changed since the last change_seq it got. change_seq only grows along a stream and no
+    change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
+    last change_seq received.
     """
     AcquireController: _aio.UnaryUnaryMultiCallable[_resource_pb2.AcquireControllerRequest, _resource_pb2.AcquireControllerResponse]  # type: ignore[assignment]
     """AcquireController takes control of an active PTY run for a connection. A second holder is
@@ -297,8 +313,16 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _resource_pb2.WatchRunsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_resource_pb2.WatchRunsResponse], _abc.AsyncIterator[_resource_pb2.WatchRunsResponse]]:
-        """WatchRuns streams every committed change of a session's runs after a change sequence:
-        first a replay from the store, then live changes, until the server shuts down.
+        """WatchRuns streams a session's run changes after a change sequence, until the server shuts
+        down. First a replay from the store, which keeps only each run's latest revision: every run
+        changed after `after_change_seq` once, in its latest revision, in change_seq order. Then
+        live: every revision committed from then on, once each, in commit order (a fast run is
+        STARTING, RUNNING, then its terminal state), while the watcher has at most the service's
+        watch backlog (--watch-backlog, default 1024) revisions not yet read. A watcher further
+        behind loses its queued revisions and gets, as in the replay, the latest revision of each
+        run changed since the last change_seq it got. change_seq only grows along a stream and no
+        change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
+        last change_seq received.
         """
 
     @_abc_1.abstractmethod

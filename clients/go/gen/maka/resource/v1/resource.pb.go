@@ -1946,7 +1946,8 @@ func (x *WatchRunsRequest) GetAfterChangeSeq() int64 {
 // WatchRunsResponse is one change.
 type WatchRunsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The run after the change. A watcher that falls behind gets each run's latest revision.
+	// The run after the change: each committed revision while the watcher keeps up; in the
+	// replay, or for a watcher past the watch backlog, each changed run's latest revision.
 	Run           *Run `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -78,8 +78,16 @@ type ResourceServiceClient interface {
 	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
 	// its final state; a run that has already ended is returned unchanged.
 	StopRun(ctx context.Context, in *StopRunRequest, opts ...grpc.CallOption) (*StopRunResponse, error)
-	// WatchRuns streams every committed change of a session's runs after a change sequence:
-	// first a replay from the store, then live changes, until the server shuts down.
+	// WatchRuns streams a session's run changes after a change sequence, until the server shuts
+	// down. First a replay from the store, which keeps only each run's latest revision: every run
+	// changed after `after_change_seq` once, in its latest revision, in change_seq order. Then
+	// live: every revision committed from then on, once each, in commit order (a fast run is
+	// STARTING, RUNNING, then its terminal state), while the watcher has at most the service's
+	// watch backlog (--watch-backlog, default 1024) revisions not yet read. A watcher further
+	// behind loses its queued revisions and gets, as in the replay, the latest revision of each
+	// run changed since the last change_seq it got. change_seq only grows along a stream and no
+	// change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
+	// last change_seq received.
 	WatchRuns(ctx context.Context, in *WatchRunsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRunsResponse], error)
 	// AcquireController takes control of an active PTY run for a connection. A second holder is
 	// ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
@@ -343,8 +351,16 @@ type ResourceServiceServer interface {
 	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
 	// its final state; a run that has already ended is returned unchanged.
 	StopRun(context.Context, *StopRunRequest) (*StopRunResponse, error)
-	// WatchRuns streams every committed change of a session's runs after a change sequence:
-	// first a replay from the store, then live changes, until the server shuts down.
+	// WatchRuns streams a session's run changes after a change sequence, until the server shuts
+	// down. First a replay from the store, which keeps only each run's latest revision: every run
+	// changed after `after_change_seq` once, in its latest revision, in change_seq order. Then
+	// live: every revision committed from then on, once each, in commit order (a fast run is
+	// STARTING, RUNNING, then its terminal state), while the watcher has at most the service's
+	// watch backlog (--watch-backlog, default 1024) revisions not yet read. A watcher further
+	// behind loses its queued revisions and gets, as in the replay, the latest revision of each
+	// run changed since the last change_seq it got. change_seq only grows along a stream and no
+	// change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
+	// last change_seq received.
 	WatchRuns(*WatchRunsRequest, grpc.ServerStreamingServer[WatchRunsResponse]) error
 	// AcquireController takes control of an active PTY run for a connection. A second holder is
 	// ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
