@@ -96,8 +96,14 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+#: Every token this project makes starts with it: a token never starts with "-" (so
+#: ``maka --token TOKEN`` is never read as an option) and is easy to spot in a leak scan.
+TOKEN_PREFIX = "maka_"
+
+
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    """A new random bearer token (256 bits after the prefix)."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 class TokenFileError(Exception):

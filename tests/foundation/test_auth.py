@@ -451,3 +451,13 @@ def test_an_anonymous_request_is_refused_before_it_is_decoded(
                 call(raw, timeout=10)
         refused = from_rpc_error(raised.value)
         assert refused.code == UNAUTHENTICATED and refused.reason == "UNAUTHENTICATED"
+
+
+def test_new_tokens_never_start_with_a_dash() -> None:
+    """Regression: a token starting with "-" was read by ``maka --token TOKEN`` as an option
+    (about one token in 64 of ``secrets.token_urlsafe``)."""
+    from maka_common.auth import TOKEN_PREFIX, new_token
+
+    tokens = {new_token() for _ in range(2000)}
+    assert len(tokens) == 2000
+    assert all(token.startswith(TOKEN_PREFIX) and len(token) >= 40 for token in tokens)
