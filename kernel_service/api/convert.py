@@ -224,7 +224,8 @@ def _fill_tools(event: pb.SessionEvent, entry: StoredMessage) -> bool:
 
 
 def interaction_to_proto(record: InteractionRecord) -> pb.Interaction:
-    return pb.Interaction(
+    outcome = interaction_outcome(record)
+    proto = pb.Interaction(
         session_id=record.session_id,
         request_id=record.request_id,
         turn_id=record.turn_id,
@@ -235,7 +236,30 @@ def interaction_to_proto(record: InteractionRecord) -> pb.Interaction:
         reason=record.reason,
         created_at=timestamp(record.created_at),
         resolved_at=timestamp(record.resolved_at),
+        outcome=INTERACTION_OUTCOME[outcome] if outcome else None,  # type: ignore[arg-type]
     )
+    request = record.request
+    if request.type == "sandbox_boundary_request":
+        proto.sandbox_boundary_request.request_id = request.request_id
+        proto.sandbox_boundary_request.command = request.command
+        proto.sandbox_boundary_request.cwd = request.cwd
+        proto.sandbox_boundary_request.reason = request.reason
+    else:
+        proto.user_question_request.request_id = request.request_id
+        proto.user_question_request.question = request.question
+        proto.user_question_request.options.extend(request.options)
+    return proto
+
+
+def interaction_outcome(record: InteractionRecord) -> str:
+    """How a request ended, as its ``interaction_resolved`` entry says (empty while pending)."""
+    match record.status:
+        case "pending":
+            return ""
+        case "answered":
+            return "answered" if record.kind == "user_question" else record.decision
+        case status:
+            return status
 
 
 def _permission_mode(value: int, *, default: str | None) -> str | None:

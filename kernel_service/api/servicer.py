@@ -114,6 +114,21 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
             next_after_seq=page.next_after_seq,
         )
 
+    @unary
+    async def ListInteractions(
+        self, request: pb.ListInteractionsRequest, context: Context
+    ) -> pb.ListInteractionsResponse:
+        page = await self._kernel.list_interactions(
+            request.session_id,
+            page_token=request.page_token,
+            limit=request.limit or None,
+            pending_only=request.pending_only,
+        )
+        return pb.ListInteractionsResponse(
+            interactions=[convert.interaction_to_proto(r) for r in page.interactions],
+            next_page_token=page.next_page_token,
+        )
+
     @streaming
     async def StartTurn(
         self, request: pb.StartTurnRequest, context: Context

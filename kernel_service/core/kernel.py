@@ -27,6 +27,7 @@ from kernel_service.core.errors import (
     describe,
 )
 from kernel_service.core.interactions.answers import TurnInteractions
+from kernel_service.core.interactions.authority import HostedInteractionAuthority
 from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.log.events import StoredMessage, SystemNote
 from kernel_service.core.log.session_log import SessionWatch
@@ -37,6 +38,8 @@ from kernel_service.core.session import (
     SessionQuery,
     TurnPage,
     TurnRecord,
+    decode_page_token,
+    encode_page_token,
 )
 from kernel_service.core.sessions import (
     NewSession,
@@ -46,7 +49,7 @@ from kernel_service.core.sessions import (
     patch_for,
 )
 from kernel_service.core.sizes import fitting
-from kernel_service.core.store import InteractionRecord, SessionStore
+from kernel_service.core.store import InteractionPage, InteractionRecord, SessionStore
 from kernel_service.core.tools import ToolHost, ToolSessionAction, tell_tool_host
 from kernel_service.core.turns.admission import TurnAdmission, remember_early_stop
 from kernel_service.core.turns.drain import DrainReport, DrainRung, KernelDrain
@@ -385,6 +388,45 @@ class RuntimeKernel:
         return StopOutcome(session_id=session_id, source=source, mode=mode)
 
     # -- interactions --------------------------------------------------------------------------
+
+    async def list_interactions(
+        self,
+        session_id: str,
+        *,
+        page_token: str = "",
+        limit: int | None = None,
+        pending_only: bool = False,
+    ) -> InteractionPage:
+        """The session's interaction requests, oldest first (pending and resolved, or only
+        pending), at most *limit* (default and at most ``max_read_batch``) and
+        ``max_response_bytes`` a page; a page cut short carries a ``next_page_token``."""
+        check_id("session_id", session_id)
+        if limit is not None and not 1 <= limit <= self.limits.max_read_batch:
+            raise InvalidRequestError(
+                "limit", f"must be between 1 and {self.limits.max_read_batch}"
+            )
+        check_length("page_token", page_token)
+        cursor = decode_page_token(page_token, kind="interactions") if page_token else None
+        await self._deps.store.read_header(session_id)
+        authority = self._deps.interaction_authority
+        if not isinstance(authority, HostedInteractionAuthority):
+            return InteractionPage(interactions=())
+        records = sorted(
+            await authority.store.list_interactions(session_id, pending_only=pending_only),
+            key=lambda r: (r.created_at, r.request_id),
+        )
+        if cursor is not None:
+            records = [r for r in records if (r.created_at, r.request_id) > cursor]
+        page = fitting(
+            records[: limit or self.limits.max_read_batch], self.limits.max_response_bytes
+        )
+        more = len(records) > len(page)
+        token = (
+            encode_page_token(page[-1].created_at, page[-1].request_id, kind="interactions")
+            if more and page
+            else ""
+        )
+        return InteractionPage(interactions=tuple(page), next_page_token=token)
 
     async def answer_sandbox_boundary(
         self, session_id: str, request_id: str, decision: str, *, reason: str = ""

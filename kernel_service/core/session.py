@@ -115,15 +115,14 @@ class TurnPage:
     next_after_seq: int = 0
 
 
-def encode_page_token(created_at: int, session_id: str) -> str:
-    """An opaque cursor: the last session of a page (sessions are ordered newest first)."""
-    raw = json.dumps(
-        [PAGE_TOKEN_VERSION, "sessions", created_at, session_id], separators=(",", ":")
-    )
+def encode_page_token(created_at: int, session_id: str, *, kind: str = "sessions") -> str:
+    """An opaque cursor: the last item of a page (sessions are ordered newest first; with
+    ``kind="interactions"`` the item is a request, ordered oldest first)."""
+    raw = json.dumps([PAGE_TOKEN_VERSION, kind, created_at, session_id], separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 
-def decode_page_token(token: str) -> tuple[int, str]:
+def decode_page_token(token: str, *, kind: str = "sessions") -> tuple[int, str]:
     """The cursor of :func:`encode_page_token`; a malformed token is the caller's fault
     (:class:`~kernel_service.core.errors.InvalidRequestError` on ``page_token``), whatever it
     holds: it never reaches the store unchecked."""
@@ -140,8 +139,9 @@ def decode_page_token(token: str) -> tuple[int, str]:
     except (ValueError, UnicodeDecodeError) as error:
         raise refused from error
     match value:
-        case [int(version), "sessions", int(created_at), str(session_id)] if (
+        case [int(version), str(token_kind), int(created_at), str(session_id)] if (
             version == PAGE_TOKEN_VERSION
+            and token_kind == kind
             and type(version) is int
             and type(created_at) is int
             and 0 <= created_at <= _MAX_CURSOR_INT

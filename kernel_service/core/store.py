@@ -62,6 +62,15 @@ class InteractionRecord:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class InteractionPage:
+    """A page of a session's interaction requests, oldest first."""
+
+    interactions: tuple[InteractionRecord, ...]
+    #: Pass back as ``page_token`` for the next page; empty on the last page.
+    next_page_token: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Resolution:
     """How :meth:`InteractionStore.resolve_interaction` settles a pending request."""
 

@@ -54,9 +54,10 @@ MAX_BACKEND_OPTIONS_BYTES: Final = 256 * 1024
 class KernelLimits:
     """Bounds on what callers may ask for and on what one response may carry.
 
-    ``max_response_bytes`` bounds each page (ReadMessages, ListSessions, ListTurns) by its
-    encoded size as well as by count; a page holds at least one item, and no single item is
-    larger than ``max_event_bytes`` (events) or what :data:`STRING_LIMITS` allow (headers).
+    ``max_response_bytes`` bounds each page (ReadMessages, ListSessions, ListTurns,
+    ListInteractions) by its encoded size as well as by count; a page holds at least one item,
+    and no single item is larger than ``max_event_bytes`` (events) or what
+    :data:`STRING_LIMITS` allow (headers).
     ``max_queued_messages``/``max_queued_bytes`` bound what one turn may hold queued.
     """
 

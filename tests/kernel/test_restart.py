@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kernel_service.core import InteractionAlreadyResolvedError
-from kernel_service.core.log.events import SandboxBoundaryRequest
+from kernel_service.core.log.events import InteractionResolved, SandboxBoundaryRequest
 from kernel_service.core.recovery import recover_interrupted
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
@@ -58,6 +58,16 @@ async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
             assert (await store.read_header(session_id)).status == "aborted"
             log = kinds(await store.read_messages(session_id))
             assert log[-2:] == ["turn_state:aborted", "system_note:interrupted"]
+        # The closed request is on the record, before the turn's terminal state.
+        asked = await store.read_messages(asking.id)
+        closure = asked[-3]
+        assert isinstance(closure, InteractionResolved)
+        assert (closure.request_id, closure.outcome, closure.reason) == (
+            only(request, SandboxBoundaryRequest).request_id,
+            "closed",
+            "host_restarted",
+        )
+        assert "interaction_resolved" not in [m.type for m in await store.read_messages(hanging.id)]
         assert (await store.read_header(done.id)).status == "active"
 
         restarted = make_harness(store)

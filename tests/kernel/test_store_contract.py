@@ -269,11 +269,20 @@ async def test_sweep_interrupts_running_turns_and_closes_pending_requests(
     assert report.interactions_closed == (("s1", "r1"),)
     turn = await store.get_turn("s1", "t1")
     assert turn is not None and (turn.status, turn.abort_source) == ("aborted", "host_restarted")
-    tail = (await store.read_messages("s1"))[-2:]
+    tail = (await store.read_messages("s1"))[-3:]
     assert [(m.type, getattr(m, "status", getattr(m, "kind", ""))) for m in tail] == [
+        ("interaction_resolved", "sandbox_boundary"),
         ("turn_state", "aborted"),
         ("system_note", "interrupted"),
     ]
+    closure = tail[0]
+    assert isinstance(closure, InteractionResolved)
+    assert (closure.request_id, closure.turn_id, closure.outcome, closure.reason) == (
+        "r1",
+        "t1",
+        "closed",
+        "host_restarted",
+    )
     assert (await store.read_header("s1")).status == "aborted"
     assert (await store.read_header("s2")).status == "active"
     assert (await store.read_header("s3")).status == "active"
@@ -281,6 +290,35 @@ async def test_sweep_interrupts_running_turns_and_closes_pending_requests(
     assert record is not None and (record.status, record.reason) == ("closed", "host_restarted")
     again = await recover_interrupted(store, now=100)
     assert again.interrupted_turns == () and again.interactions_closed == ()
+    assert len(await store.read_messages("s1")) == 5
+
+
+async def test_a_sweep_cut_short_after_closing_a_request_records_the_closure_next_time(
+    store: RecoverableStore,
+) -> None:
+    await make(store, "s1")
+    await store.append_messages(
+        "s1", [UserMessage(turn_id="t1", text="x"), TurnState(turn_id="t1", status="running")]
+    )
+    await store.put_interaction(request_record("r1"))
+    # The first sweep closed the request and died before its append.
+    closing = Resolution(status="closed", decision="deny", reason="host_restarted")
+    await store.resolve_interaction("s1", "r1", closing, 50)
+
+    report = await recover_interrupted(store, now=99)
+
+    assert report.interrupted_turns == (("s1", "t1"),) and report.interactions_closed == ()
+    log = await store.read_messages("s1")
+    assert [m.type for m in log] == [
+        "user",
+        "turn_state",
+        "interaction_resolved",
+        "turn_state",
+        "system_note",
+    ]
+    closure = log[2]
+    assert isinstance(closure, InteractionResolved)
+    assert (closure.request_id, closure.reason) == ("r1", "host_restarted")
 
 
 async def test_the_sweeps_primitives_list_running_turns_live_headers_and_pending_requests(

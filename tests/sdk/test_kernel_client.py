@@ -180,3 +180,33 @@ async def test_every_call_has_a_deadline_and_closed_clients_refuse(
     await client.close()
     with pytest.raises(ClientClosedError):
         await client.get_server_info()
+
+
+async def test_list_interactions_shows_what_waits_and_how_it_ended(
+    kernel: KernelClient, workspace: str
+) -> None:
+    session = await kernel.create_session(workspace, permission_mode=pb.PERMISSION_MODE_ASK)
+    stream = kernel.start_turn(session.id, "/script approve make deploy; say approved")
+    request = await anext(stream)
+    request_id = request.sandbox_boundary_request.request_id
+
+    [waiting] = await kernel.list_interactions(session.id, pending_only=True)
+    assert (waiting.request_id, waiting.status, waiting.outcome) == (
+        request_id,
+        pb.INTERACTION_STATUS_PENDING,
+        pb.INTERACTION_OUTCOME_UNSPECIFIED,
+    )
+    assert waiting.sandbox_boundary_request.command == "make deploy"
+    await kernel.respond_to_sandbox_boundary(session.id, request_id, pb.SANDBOX_DECISION_ALLOW_ONCE)
+    _ = [event async for event in stream]
+
+    assert await kernel.list_interactions(session.id, pending_only=True) == []
+    [done] = await kernel.list_interactions(session.id)
+    assert (done.status, done.decision, done.outcome) == (
+        pb.INTERACTION_STATUS_ANSWERED,
+        "allow_once",
+        pb.INTERACTION_OUTCOME_ALLOW_ONCE,
+    )
+    assert done.resolved_at.ToMilliseconds() >= done.created_at.ToMilliseconds() > 0
+    with pytest.raises(NotFoundError):
+        await kernel.list_interactions("no-such-session")

@@ -330,6 +330,27 @@ class KernelClient:
             if not after_seq:
                 return turns
 
+    async def list_interactions(
+        self, session_id: str, *, pending_only: bool = False, timeout: float | None = None
+    ) -> list[pb.Interaction]:
+        """A session's interaction requests, oldest first (every page of them): pending and
+        resolved, or only those still waiting with *pending_only*."""
+        t = self._timeout(timeout)
+        interactions: list[pb.Interaction] = []
+        token = ""
+        while True:
+            with translated():
+                response = await self._stub.ListInteractions(
+                    pb.ListInteractionsRequest(
+                        session_id=session_id, page_token=token, pending_only=pending_only
+                    ),
+                    timeout=t,
+                )
+            interactions.extend(response.interactions)
+            token = response.next_page_token
+            if not token:
+                return interactions
+
     def start_turn(
         self,
         session_id: str,

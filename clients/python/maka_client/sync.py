@@ -175,6 +175,13 @@ class KernelClient:
     def list_turns(self, session_id: str, *, timeout: float | None = None) -> list[kpb.Turn]:
         return self._runner.run(self._client.list_turns(session_id, timeout=timeout))
 
+    def list_interactions(
+        self, session_id: str, *, pending_only: bool = False, timeout: float | None = None
+    ) -> list[kpb.Interaction]:
+        return self._runner.run(
+            self._client.list_interactions(session_id, pending_only=pending_only, timeout=timeout)
+        )
+
     def start_turn(
         self, session_id: str, text: str, *, turn_id: str = "", timeout: float | None = None
     ) -> TurnStream:

@@ -135,6 +135,10 @@ def _templates(target: Target, method: str) -> list[message_module.Message]:
         "UpdateSession": [pb.UpdateSessionRequest(session_id=idle, name="n")],
         "ReadMessages": [pb.ReadMessagesRequest(session_id=idle, after_seq=0, limit=2)],
         "ListTurns": [pb.ListTurnsRequest(session_id=idle)],
+        "ListInteractions": [
+            pb.ListInteractionsRequest(session_id=busy, limit=1),
+            pb.ListInteractionsRequest(session_id=busy, pending_only=True),
+        ],
         "StopSession": [pb.StopSessionRequest(session_id=idle, source="fuzz")],
         "RespondToSandboxBoundary": [
             pb.RespondToSandboxBoundaryRequest(session_id=busy, request_id=request_id)
@@ -150,6 +154,7 @@ def _templates(target: Target, method: str) -> list[message_module.Message]:
 #: Requests that once answered INTERNAL, always tried first.
 REGRESSIONS: dict[str, list[message_module.Message]] = {
     "ListSessions": [pb.ListSessionsRequest(page_token=OVERFLOWING)],
+    "ListInteractions": [pb.ListInteractionsRequest(session_id="x", page_token=OVERFLOWING)],
 }
 
 _SETTINGS = settings(

@@ -74,6 +74,37 @@ async def test_kill_9_and_restart_marks_turns_interrupted(tmp_path: Path) -> Non
                     "turn_state:TURN_STATUS_ABORTED",
                     "note:SYSTEM_NOTE_KIND_INTERRUPTED",
                 ]
+            # The closed request is on the record, before the turn's terminal state.
+            log = (await stub.ReadMessages(pb.ReadMessagesRequest(session_id=asking.id))).events
+            assert [kind(e) for e in log[-3:]] == [
+                "interaction_resolved",
+                "turn_state",
+                "system_note",
+            ]
+            closure = log[-3].interaction_resolved
+            assert closure.request_id == request.sandbox_boundary_request.request_id
+            assert closure.reason == "host_restarted"
+            assert pb.InteractionOutcome.Name(closure.outcome) == "INTERACTION_OUTCOME_CLOSED"
+            # A client that reattaches sees it closed without replaying the log.
+            listed = await stub.ListInteractions(pb.ListInteractionsRequest(session_id=asking.id))
+            assert [
+                (i.request_id, i.turn_id, i.status, i.outcome, i.reason)
+                for i in listed.interactions
+            ] == [
+                (
+                    closure.request_id,
+                    "a1",
+                    pb.INTERACTION_STATUS_CLOSED,
+                    pb.INTERACTION_OUTCOME_CLOSED,
+                    "host_restarted",
+                )
+            ]
+            assert listed.interactions[0].sandbox_boundary_request.command == "x"
+            assert not (
+                await stub.ListInteractions(
+                    pb.ListInteractionsRequest(session_id=asking.id, pending_only=True)
+                )
+            ).interactions
             late = await failure(
                 stub.RespondToSandboxBoundary(
                     pb.RespondToSandboxBoundaryRequest(

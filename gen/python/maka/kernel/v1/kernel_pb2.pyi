@@ -1810,6 +1810,9 @@ class Interaction(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     RESOLVED_AT_FIELD_NUMBER: _builtins.int
+    SANDBOX_BOUNDARY_REQUEST_FIELD_NUMBER: _builtins.int
+    USER_QUESTION_REQUEST_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
     request_id: _builtins.str
@@ -1824,6 +1827,8 @@ class Interaction(_message.Message):
     """The decision on a sandbox-boundary request ("allow_once", "allow_session", "deny")."""
     reason: _builtins.str
     """Why it was denied or closed."""
+    outcome: Global___InteractionOutcome.ValueType
+    """How it ended, as its interaction_resolved log entry says; UNSPECIFIED while pending."""
     @_builtins.property
     def answers(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The answers to a user question."""
@@ -1835,6 +1840,14 @@ class Interaction(_message.Message):
     @_builtins.property
     def resolved_at(self) -> _timestamp_pb2.Timestamp:
         """When it ended."""
+
+    @_builtins.property
+    def sandbox_boundary_request(self) -> Global___SandboxBoundaryRequest:
+        """The sandbox-boundary request, when kind is SANDBOX_BOUNDARY."""
+
+    @_builtins.property
+    def user_question_request(self) -> Global___UserQuestionRequest:
+        """The user question, when kind is USER_QUESTION."""
 
     def __init__(
         self,
@@ -1849,14 +1862,88 @@ class Interaction(_message.Message):
         reason: _builtins.str = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         resolved_at: _timestamp_pb2.Timestamp | None = ...,
+        sandbox_boundary_request: Global___SandboxBoundaryRequest | None = ...,
+        user_question_request: Global___UserQuestionRequest | None = ...,
+        outcome: Global___InteractionOutcome.ValueType = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "resolved_at", b"resolved_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "request", b"request", "resolved_at", b"resolved_at", "sandbox_boundary_request", b"sandbox_boundary_request", "user_question_request", b"user_question_request"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["answers", b"answers", "created_at", b"created_at", "decision", b"decision", "kind", b"kind", "reason", b"reason", "request_id", b"request_id", "resolved_at", b"resolved_at", "session_id", b"session_id", "status", b"status", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answers", b"answers", "created_at", b"created_at", "decision", b"decision", "kind", b"kind", "outcome", b"outcome", "reason", b"reason", "request", b"request", "request_id", b"request_id", "resolved_at", b"resolved_at", "sandbox_boundary_request", b"sandbox_boundary_request", "session_id", b"session_id", "status", b"status", "turn_id", b"turn_id", "user_question_request", b"user_question_request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_request: _TypeAlias = _typing.Literal["sandbox_boundary_request", "user_question_request"]  # noqa: Y015
+    _WhichOneofArgType_request: _TypeAlias = _typing.Literal["request", b"request"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_request) -> _WhichOneofReturnType_request | None: ...
+
+Global___Interaction: _TypeAlias = Interaction  # noqa: Y015
+
+@_typing.final
+class ListInteractionsRequest(_message.Message):
+    """ListInteractionsRequest asks for a page of a session's interaction requests."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    PENDING_ONLY_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session id; an unknown session is NOT_FOUND."""
+    page_token: _builtins.str
+    """The next_page_token of the previous page; empty for the first page (at most 1024 bytes).
+    Tokens are opaque: pass one back unchanged; anything else is INVALID_ARGUMENT (field
+    page_token).
+    """
+    limit: _builtins.int
+    """Most requests to return, 1 to 1000; 0 means 1000. A page is also bounded by bytes
+    (--max-page-bytes, default 2 MiB): it may hold fewer requests, and always at least one.
+    """
+    pending_only: _builtins.bool
+    """Only the requests still waiting for an answer (status PENDING)."""
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        page_token: _builtins.str = ...,
+        limit: _builtins.int = ...,
+        pending_only: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "page_token", b"page_token", "pending_only", b"pending_only", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___Interaction: _TypeAlias = Interaction  # noqa: Y015
+Global___ListInteractionsRequest: _TypeAlias = ListInteractionsRequest  # noqa: Y015
+
+@_typing.final
+class ListInteractionsResponse(_message.Message):
+    """ListInteractionsResponse is one page of a session's interaction requests."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INTERACTIONS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """The token for the next page (opaque); empty on the last page. A page cut short by the
+    byte bound has a token too: read on until it is empty.
+    """
+    @_builtins.property
+    def interactions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Interaction]:
+        """The requests, oldest first (by when they were raised)."""
+
+    def __init__(
+        self,
+        *,
+        interactions: _abc.Iterable[Global___Interaction] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["interactions", b"interactions", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListInteractionsResponse: _TypeAlias = ListInteractionsResponse  # noqa: Y015
 
 @_typing.final
 class RespondToSandboxBoundaryRequest(_message.Message):

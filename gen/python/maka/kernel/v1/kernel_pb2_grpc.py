@@ -81,6 +81,11 @@ class KernelServiceStub:
                 request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsRequest.SerializeToString,
                 response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsResponse.FromString,
                 _registered_method=True)
+        self.ListInteractions = channel.unary_unary(
+                '/maka.kernel.v1.KernelService/ListInteractions',
+                request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListInteractionsRequest.SerializeToString,
+                response_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListInteractionsResponse.FromString,
+                _registered_method=True)
         self.StartTurn = channel.unary_stream(
                 '/maka.kernel.v1.KernelService/StartTurn',
                 request_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.StartTurnRequest.SerializeToString,
@@ -184,6 +189,14 @@ class KernelServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListInteractions(self, request, context):
+        """ListInteractions returns a session's interaction requests (pending and resolved), oldest
+        first, so a client that reattaches can render what is waiting without replaying the log.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def StartTurn(self, request, context):
         """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
         attaches to the same turn instead of starting another. A second turn while one runs is
@@ -280,6 +293,11 @@ def add_KernelServiceServicer_to_server(servicer, server):
                     servicer.ListTurns,
                     request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsRequest.FromString,
                     response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsResponse.SerializeToString,
+            ),
+            'ListInteractions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInteractions,
+                    request_deserializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListInteractionsRequest.FromString,
+                    response_serializer=maka_dot_kernel_dot_v1_dot_kernel__pb2.ListInteractionsResponse.SerializeToString,
             ),
             'StartTurn': grpc.unary_stream_rpc_method_handler(
                     servicer.StartTurn,
@@ -540,6 +558,33 @@ class KernelService:
             '/maka.kernel.v1.KernelService/ListTurns',
             maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsRequest.SerializeToString,
             maka_dot_kernel_dot_v1_dot_kernel__pb2.ListTurnsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInteractions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.kernel.v1.KernelService/ListInteractions',
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ListInteractionsRequest.SerializeToString,
+            maka_dot_kernel_dot_v1_dot_kernel__pb2.ListInteractionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

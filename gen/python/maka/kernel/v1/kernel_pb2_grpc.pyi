@@ -56,6 +56,10 @@ class KernelServiceStub:
     """ReadMessages returns a session's stored log entries after a sequence number."""
     ListTurns: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListTurnsRequest, _kernel_pb2.ListTurnsResponse]
     """ListTurns returns a session's turns in the order they started."""
+    ListInteractions: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListInteractionsRequest, _kernel_pb2.ListInteractionsResponse]
+    """ListInteractions returns a session's interaction requests (pending and resolved), oldest
+    first, so a client that reattaches can render what is waiting without replaying the log.
+    """
     StartTurn: _grpc.UnaryStreamMultiCallable[_kernel_pb2.StartTurnRequest, _kernel_pb2.StartTurnResponse]
     """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
     attaches to the same turn instead of starting another. A second turn while one runs is
@@ -107,6 +111,10 @@ class KernelServiceAsyncStub(KernelServiceStub):
     """ReadMessages returns a session's stored log entries after a sequence number."""
     ListTurns: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListTurnsRequest, _kernel_pb2.ListTurnsResponse]  # type: ignore[assignment]
     """ListTurns returns a session's turns in the order they started."""
+    ListInteractions: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListInteractionsRequest, _kernel_pb2.ListInteractionsResponse]  # type: ignore[assignment]
+    """ListInteractions returns a session's interaction requests (pending and resolved), oldest
+    first, so a client that reattaches can render what is waiting without replaying the log.
+    """
     StartTurn: _aio.UnaryStreamMultiCallable[_kernel_pb2.StartTurnRequest, _kernel_pb2.StartTurnResponse]  # type: ignore[assignment]
     """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
     attaches to the same turn instead of starting another. A second turn while one runs is
@@ -203,6 +211,16 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.ListTurnsResponse, _abc.Awaitable[_kernel_pb2.ListTurnsResponse]]:
         """ListTurns returns a session's turns in the order they started."""
+
+    @_abc_1.abstractmethod
+    def ListInteractions(
+        self,
+        request: _kernel_pb2.ListInteractionsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_kernel_pb2.ListInteractionsResponse, _abc.Awaitable[_kernel_pb2.ListInteractionsResponse]]:
+        """ListInteractions returns a session's interaction requests (pending and resolved), oldest
+        first, so a client that reattaches can render what is waiting without replaying the log.
+        """
 
     @_abc_1.abstractmethod
     def StartTurn(

@@ -3521,7 +3521,16 @@ type Interaction struct {
 	// When it was raised.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// When it ended.
-	ResolvedAt    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	ResolvedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=resolved_at,json=resolvedAt,proto3" json:"resolved_at,omitempty"`
+	// What was asked (as in the request event).
+	//
+	// Types that are valid to be assigned to Request:
+	//
+	//	*Interaction_SandboxBoundaryRequest
+	//	*Interaction_UserQuestionRequest
+	Request isInteraction_Request `protobuf_oneof:"request"`
+	// How it ended, as its interaction_resolved log entry says; UNSPECIFIED while pending.
+	Outcome       InteractionOutcome `protobuf:"varint,13,opt,name=outcome,proto3,enum=maka.kernel.v1.InteractionOutcome" json:"outcome,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3626,6 +3635,188 @@ func (x *Interaction) GetResolvedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Interaction) GetRequest() isInteraction_Request {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Interaction) GetSandboxBoundaryRequest() *SandboxBoundaryRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Interaction_SandboxBoundaryRequest); ok {
+			return x.SandboxBoundaryRequest
+		}
+	}
+	return nil
+}
+
+func (x *Interaction) GetUserQuestionRequest() *UserQuestionRequest {
+	if x != nil {
+		if x, ok := x.Request.(*Interaction_UserQuestionRequest); ok {
+			return x.UserQuestionRequest
+		}
+	}
+	return nil
+}
+
+func (x *Interaction) GetOutcome() InteractionOutcome {
+	if x != nil {
+		return x.Outcome
+	}
+	return InteractionOutcome_INTERACTION_OUTCOME_UNSPECIFIED
+}
+
+type isInteraction_Request interface {
+	isInteraction_Request()
+}
+
+type Interaction_SandboxBoundaryRequest struct {
+	// The sandbox-boundary request, when kind is SANDBOX_BOUNDARY.
+	SandboxBoundaryRequest *SandboxBoundaryRequest `protobuf:"bytes,11,opt,name=sandbox_boundary_request,json=sandboxBoundaryRequest,proto3,oneof"`
+}
+
+type Interaction_UserQuestionRequest struct {
+	// The user question, when kind is USER_QUESTION.
+	UserQuestionRequest *UserQuestionRequest `protobuf:"bytes,12,opt,name=user_question_request,json=userQuestionRequest,proto3,oneof"`
+}
+
+func (*Interaction_SandboxBoundaryRequest) isInteraction_Request() {}
+
+func (*Interaction_UserQuestionRequest) isInteraction_Request() {}
+
+// ListInteractionsRequest asks for a page of a session's interaction requests.
+type ListInteractionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session id; an unknown session is NOT_FOUND.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The next_page_token of the previous page; empty for the first page (at most 1024 bytes).
+	// Tokens are opaque: pass one back unchanged; anything else is INVALID_ARGUMENT (field
+	// page_token).
+	PageToken string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	// Most requests to return, 1 to 1000; 0 means 1000. A page is also bounded by bytes
+	// (--max-page-bytes, default 2 MiB): it may hold fewer requests, and always at least one.
+	Limit int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only the requests still waiting for an answer (status PENDING).
+	PendingOnly   bool `protobuf:"varint,4,opt,name=pending_only,json=pendingOnly,proto3" json:"pending_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListInteractionsRequest) Reset() {
+	*x = ListInteractionsRequest{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListInteractionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListInteractionsRequest) ProtoMessage() {}
+
+func (x *ListInteractionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListInteractionsRequest.ProtoReflect.Descriptor instead.
+func (*ListInteractionsRequest) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ListInteractionsRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListInteractionsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+func (x *ListInteractionsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListInteractionsRequest) GetPendingOnly() bool {
+	if x != nil {
+		return x.PendingOnly
+	}
+	return false
+}
+
+// ListInteractionsResponse is one page of a session's interaction requests.
+type ListInteractionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The requests, oldest first (by when they were raised).
+	Interactions []*Interaction `protobuf:"bytes,1,rep,name=interactions,proto3" json:"interactions,omitempty"`
+	// The token for the next page (opaque); empty on the last page. A page cut short by the
+	// byte bound has a token too: read on until it is empty.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListInteractionsResponse) Reset() {
+	*x = ListInteractionsResponse{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListInteractionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListInteractionsResponse) ProtoMessage() {}
+
+func (x *ListInteractionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListInteractionsResponse.ProtoReflect.Descriptor instead.
+func (*ListInteractionsResponse) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *ListInteractionsResponse) GetInteractions() []*Interaction {
+	if x != nil {
+		return x.Interactions
+	}
+	return nil
+}
+
+func (x *ListInteractionsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 // RespondToSandboxBoundaryRequest answers a sandbox-boundary request.
 type RespondToSandboxBoundaryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3643,7 +3834,7 @@ type RespondToSandboxBoundaryRequest struct {
 
 func (x *RespondToSandboxBoundaryRequest) Reset() {
 	*x = RespondToSandboxBoundaryRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3655,7 +3846,7 @@ func (x *RespondToSandboxBoundaryRequest) String() string {
 func (*RespondToSandboxBoundaryRequest) ProtoMessage() {}
 
 func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3668,7 +3859,7 @@ func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToSandboxBoundaryRequest.ProtoReflect.Descriptor instead.
 func (*RespondToSandboxBoundaryRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RespondToSandboxBoundaryRequest) GetSessionId() string {
@@ -3710,7 +3901,7 @@ type RespondToSandboxBoundaryResponse struct {
 
 func (x *RespondToSandboxBoundaryResponse) Reset() {
 	*x = RespondToSandboxBoundaryResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3722,7 +3913,7 @@ func (x *RespondToSandboxBoundaryResponse) String() string {
 func (*RespondToSandboxBoundaryResponse) ProtoMessage() {}
 
 func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3735,7 +3926,7 @@ func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToSandboxBoundaryResponse.ProtoReflect.Descriptor instead.
 func (*RespondToSandboxBoundaryResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RespondToSandboxBoundaryResponse) GetInteraction() *Interaction {
@@ -3761,7 +3952,7 @@ type RespondToUserQuestionRequest struct {
 
 func (x *RespondToUserQuestionRequest) Reset() {
 	*x = RespondToUserQuestionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3773,7 +3964,7 @@ func (x *RespondToUserQuestionRequest) String() string {
 func (*RespondToUserQuestionRequest) ProtoMessage() {}
 
 func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3786,7 +3977,7 @@ func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToUserQuestionRequest.ProtoReflect.Descriptor instead.
 func (*RespondToUserQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RespondToUserQuestionRequest) GetSessionId() string {
@@ -3821,7 +4012,7 @@ type RespondToUserQuestionResponse struct {
 
 func (x *RespondToUserQuestionResponse) Reset() {
 	*x = RespondToUserQuestionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3833,7 +4024,7 @@ func (x *RespondToUserQuestionResponse) String() string {
 func (*RespondToUserQuestionResponse) ProtoMessage() {}
 
 func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3846,7 +4037,7 @@ func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToUserQuestionResponse.ProtoReflect.Descriptor instead.
 func (*RespondToUserQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RespondToUserQuestionResponse) GetInteraction() *Interaction {
@@ -3875,7 +4066,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3887,7 +4078,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3900,7 +4091,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SendMessageRequest) GetSessionId() string {
@@ -3937,7 +4128,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3949,7 +4140,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3962,7 +4153,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SendMessageResponse) GetMessageId() string {
@@ -3994,7 +4185,7 @@ type WatchSessionRequest struct {
 
 func (x *WatchSessionRequest) Reset() {
 	*x = WatchSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4006,7 +4197,7 @@ func (x *WatchSessionRequest) String() string {
 func (*WatchSessionRequest) ProtoMessage() {}
 
 func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4019,7 +4210,7 @@ func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionRequest.ProtoReflect.Descriptor instead.
 func (*WatchSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *WatchSessionRequest) GetSessionId() string {
@@ -4047,7 +4238,7 @@ type WatchSessionResponse struct {
 
 func (x *WatchSessionResponse) Reset() {
 	*x = WatchSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4059,7 +4250,7 @@ func (x *WatchSessionResponse) String() string {
 func (*WatchSessionResponse) ProtoMessage() {}
 
 func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4072,7 +4263,7 @@ func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionResponse.ProtoReflect.Descriptor instead.
 func (*WatchSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *WatchSessionResponse) GetEvent() *SessionEvent {
@@ -4091,7 +4282,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4103,7 +4294,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4116,7 +4307,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
 }
 
 // DrainedTurn is what a shutdown did to one running turn.
@@ -4136,7 +4327,7 @@ type DrainedTurn struct {
 
 func (x *DrainedTurn) Reset() {
 	*x = DrainedTurn{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4148,7 +4339,7 @@ func (x *DrainedTurn) String() string {
 func (*DrainedTurn) ProtoMessage() {}
 
 func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4161,7 +4352,7 @@ func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrainedTurn.ProtoReflect.Descriptor instead.
 func (*DrainedTurn) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *DrainedTurn) GetSessionId() string {
@@ -4211,7 +4402,7 @@ type ResourceShutdown struct {
 
 func (x *ResourceShutdown) Reset() {
 	*x = ResourceShutdown{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4223,7 +4414,7 @@ func (x *ResourceShutdown) String() string {
 func (*ResourceShutdown) ProtoMessage() {}
 
 func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4236,7 +4427,7 @@ func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceShutdown.ProtoReflect.Descriptor instead.
 func (*ResourceShutdown) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ResourceShutdown) GetAttempted() bool {
@@ -4287,7 +4478,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4299,7 +4490,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4312,7 +4503,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ShutdownResponse) GetTurns() []*DrainedTurn {
@@ -4568,7 +4759,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x13StopSessionResponse\x12\x17\n" +
 	"\aturn_id\x18\x01 \x01(\tR\x06turnId\x12,\n" +
 	"\x04mode\x18\x02 \x01(\x0e2\x18.maka.kernel.v1.StopModeR\x04mode\x12\x18\n" +
-	"\astopped\x18\x03 \x01(\bR\astopped\"\x9a\x03\n" +
+	"\astopped\x18\x03 \x01(\bR\astopped\"\xa2\x05\n" +
 	"\vInteraction\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -4584,7 +4775,21 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"created_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12;\n" +
 	"\vresolved_at\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"resolvedAt\"\xb4\x01\n" +
+	"resolvedAt\x12b\n" +
+	"\x18sandbox_boundary_request\x18\v \x01(\v2&.maka.kernel.v1.SandboxBoundaryRequestH\x00R\x16sandboxBoundaryRequest\x12Y\n" +
+	"\x15user_question_request\x18\f \x01(\v2#.maka.kernel.v1.UserQuestionRequestH\x00R\x13userQuestionRequest\x12<\n" +
+	"\aoutcome\x18\r \x01(\x0e2\".maka.kernel.v1.InteractionOutcomeR\aoutcomeB\t\n" +
+	"\arequest\"\x90\x01\n" +
+	"\x17ListInteractionsRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12!\n" +
+	"\fpending_only\x18\x04 \x01(\bR\vpendingOnly\"\x83\x01\n" +
+	"\x18ListInteractionsResponse\x12?\n" +
+	"\finteractions\x18\x01 \x03(\v2\x1b.maka.kernel.v1.InteractionR\finteractions\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xb4\x01\n" +
 	"\x1fRespondToSandboxBoundaryRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -4696,7 +4901,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x19DRAIN_OUTCOME_UNSPECIFIED\x10\x00\x12$\n" +
 	" DRAIN_OUTCOME_STOPPED_AFTER_STEP\x10\x01\x12%\n" +
 	"!DRAIN_OUTCOME_STOPPED_IMMEDIATELY\x10\x02\x12\x1b\n" +
-	"\x17DRAIN_OUTCOME_UNSETTLED\x10\x032\x89\v\n" +
+	"\x17DRAIN_OUTCOME_UNSETTLED\x10\x032\xf0\v\n" +
 	"\rKernelService\x12\\\n" +
 	"\rGetServerInfo\x12$.maka.kernel.v1.GetServerInfoRequest\x1a%.maka.kernel.v1.GetServerInfoResponse\x12\\\n" +
 	"\rCreateSession\x12$.maka.kernel.v1.CreateSessionRequest\x1a%.maka.kernel.v1.CreateSessionResponse\x12S\n" +
@@ -4706,7 +4911,8 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\rUpdateSession\x12$.maka.kernel.v1.UpdateSessionRequest\x1a%.maka.kernel.v1.UpdateSessionResponse\x12\\\n" +
 	"\rDeleteSession\x12$.maka.kernel.v1.DeleteSessionRequest\x1a%.maka.kernel.v1.DeleteSessionResponse\x12Y\n" +
 	"\fReadMessages\x12#.maka.kernel.v1.ReadMessagesRequest\x1a$.maka.kernel.v1.ReadMessagesResponse\x12P\n" +
-	"\tListTurns\x12 .maka.kernel.v1.ListTurnsRequest\x1a!.maka.kernel.v1.ListTurnsResponse\x12R\n" +
+	"\tListTurns\x12 .maka.kernel.v1.ListTurnsRequest\x1a!.maka.kernel.v1.ListTurnsResponse\x12e\n" +
+	"\x10ListInteractions\x12'.maka.kernel.v1.ListInteractionsRequest\x1a(.maka.kernel.v1.ListInteractionsResponse\x12R\n" +
 	"\tStartTurn\x12 .maka.kernel.v1.StartTurnRequest\x1a!.maka.kernel.v1.StartTurnResponse0\x01\x12V\n" +
 	"\vStopSession\x12\".maka.kernel.v1.StopSessionRequest\x1a#.maka.kernel.v1.StopSessionResponse\x12}\n" +
 	"\x18RespondToSandboxBoundary\x12/.maka.kernel.v1.RespondToSandboxBoundaryRequest\x1a0.maka.kernel.v1.RespondToSandboxBoundaryResponse\x12t\n" +
@@ -4729,7 +4935,7 @@ func file_maka_kernel_v1_kernel_proto_rawDescGZIP() []byte {
 }
 
 var file_maka_kernel_v1_kernel_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 52)
+var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(SessionStatus)(0),                       // 0: maka.kernel.v1.SessionStatus
 	(PermissionMode)(0),                      // 1: maka.kernel.v1.PermissionMode
@@ -4780,40 +4986,42 @@ var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(*StopSessionRequest)(nil),               // 46: maka.kernel.v1.StopSessionRequest
 	(*StopSessionResponse)(nil),              // 47: maka.kernel.v1.StopSessionResponse
 	(*Interaction)(nil),                      // 48: maka.kernel.v1.Interaction
-	(*RespondToSandboxBoundaryRequest)(nil),  // 49: maka.kernel.v1.RespondToSandboxBoundaryRequest
-	(*RespondToSandboxBoundaryResponse)(nil), // 50: maka.kernel.v1.RespondToSandboxBoundaryResponse
-	(*RespondToUserQuestionRequest)(nil),     // 51: maka.kernel.v1.RespondToUserQuestionRequest
-	(*RespondToUserQuestionResponse)(nil),    // 52: maka.kernel.v1.RespondToUserQuestionResponse
-	(*SendMessageRequest)(nil),               // 53: maka.kernel.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),              // 54: maka.kernel.v1.SendMessageResponse
-	(*WatchSessionRequest)(nil),              // 55: maka.kernel.v1.WatchSessionRequest
-	(*WatchSessionResponse)(nil),             // 56: maka.kernel.v1.WatchSessionResponse
-	(*ShutdownRequest)(nil),                  // 57: maka.kernel.v1.ShutdownRequest
-	(*DrainedTurn)(nil),                      // 58: maka.kernel.v1.DrainedTurn
-	(*ResourceShutdown)(nil),                 // 59: maka.kernel.v1.ResourceShutdown
-	(*ShutdownResponse)(nil),                 // 60: maka.kernel.v1.ShutdownResponse
-	nil,                                      // 61: maka.kernel.v1.Session.BackendOptionsEntry
-	nil,                                      // 62: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	(*timestamppb.Timestamp)(nil),            // 63: google.protobuf.Timestamp
+	(*ListInteractionsRequest)(nil),          // 49: maka.kernel.v1.ListInteractionsRequest
+	(*ListInteractionsResponse)(nil),         // 50: maka.kernel.v1.ListInteractionsResponse
+	(*RespondToSandboxBoundaryRequest)(nil),  // 51: maka.kernel.v1.RespondToSandboxBoundaryRequest
+	(*RespondToSandboxBoundaryResponse)(nil), // 52: maka.kernel.v1.RespondToSandboxBoundaryResponse
+	(*RespondToUserQuestionRequest)(nil),     // 53: maka.kernel.v1.RespondToUserQuestionRequest
+	(*RespondToUserQuestionResponse)(nil),    // 54: maka.kernel.v1.RespondToUserQuestionResponse
+	(*SendMessageRequest)(nil),               // 55: maka.kernel.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),              // 56: maka.kernel.v1.SendMessageResponse
+	(*WatchSessionRequest)(nil),              // 57: maka.kernel.v1.WatchSessionRequest
+	(*WatchSessionResponse)(nil),             // 58: maka.kernel.v1.WatchSessionResponse
+	(*ShutdownRequest)(nil),                  // 59: maka.kernel.v1.ShutdownRequest
+	(*DrainedTurn)(nil),                      // 60: maka.kernel.v1.DrainedTurn
+	(*ResourceShutdown)(nil),                 // 61: maka.kernel.v1.ResourceShutdown
+	(*ShutdownResponse)(nil),                 // 62: maka.kernel.v1.ShutdownResponse
+	nil,                                      // 63: maka.kernel.v1.Session.BackendOptionsEntry
+	nil,                                      // 64: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	(*timestamppb.Timestamp)(nil),            // 65: google.protobuf.Timestamp
 }
 var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
-	63, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	63, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	63, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
+	65, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	65, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	65, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
 	0,  // 3: maka.kernel.v1.Session.status:type_name -> maka.kernel.v1.SessionStatus
-	63, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
+	65, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 5: maka.kernel.v1.Session.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	61, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
+	63, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
 	2,  // 7: maka.kernel.v1.Turn.status:type_name -> maka.kernel.v1.TurnStatus
-	63, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
-	63, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
+	65, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
+	65, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
 	3,  // 10: maka.kernel.v1.SystemNote.kind:type_name -> maka.kernel.v1.SystemNoteKind
 	4,  // 11: maka.kernel.v1.ToolOutput.stream:type_name -> maka.kernel.v1.ToolOutputStream
 	5,  // 12: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
 	6,  // 13: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
 	2,  // 14: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
-	63, // 15: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
-	63, // 16: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
+	65, // 15: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
+	65, // 16: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
 	15, // 17: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
 	16, // 18: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
 	17, // 19: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
@@ -4828,7 +5036,7 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	26, // 28: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
 	27, // 29: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
 	1,  // 30: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	62, // 31: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	64, // 31: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
 	13, // 32: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
 	13, // 33: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
 	13, // 34: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
@@ -4842,50 +5050,56 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	7,  // 42: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
 	5,  // 43: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
 	9,  // 44: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	63, // 45: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	63, // 46: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
-	8,  // 47: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
-	48, // 48: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	48, // 49: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	28, // 50: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	10, // 51: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
-	58, // 52: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	59, // 53: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
-	11, // 54: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	29, // 55: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	31, // 56: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	33, // 57: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	36, // 58: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	38, // 59: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	40, // 60: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	42, // 61: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	44, // 62: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	46, // 63: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	49, // 64: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	51, // 65: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	53, // 66: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	55, // 67: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	57, // 68: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 69: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	30, // 70: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	32, // 71: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	34, // 72: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	37, // 73: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	39, // 74: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	41, // 75: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	43, // 76: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	45, // 77: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	47, // 78: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	50, // 79: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	52, // 80: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	54, // 81: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	56, // 82: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	60, // 83: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	69, // [69:84] is the sub-list for method output_type
-	54, // [54:69] is the sub-list for method input_type
-	54, // [54:54] is the sub-list for extension type_name
-	54, // [54:54] is the sub-list for extension extendee
-	0,  // [0:54] is the sub-list for field type_name
+	65, // 45: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	65, // 46: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	22, // 47: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	23, // 48: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	6,  // 49: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	48, // 50: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
+	8,  // 51: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	48, // 52: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	48, // 53: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	28, // 54: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 55: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	60, // 56: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	61, // 57: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 58: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	29, // 59: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	31, // 60: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	33, // 61: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	36, // 62: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	38, // 63: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	40, // 64: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	42, // 65: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	49, // 66: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
+	44, // 67: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	46, // 68: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	51, // 69: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	53, // 70: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	55, // 71: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	57, // 72: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	59, // 73: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 74: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	30, // 75: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	32, // 76: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	34, // 77: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	37, // 78: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	39, // 79: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	41, // 80: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	43, // 81: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	50, // 82: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
+	45, // 83: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	47, // 84: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	52, // 85: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	54, // 86: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	56, // 87: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	58, // 88: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	62, // 89: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	74, // [74:90] is the sub-list for method output_type
+	58, // [58:74] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }
@@ -4911,13 +5125,17 @@ func file_maka_kernel_v1_kernel_proto_init() {
 	}
 	file_maka_kernel_v1_kernel_proto_msgTypes[22].OneofWrappers = []any{}
 	file_maka_kernel_v1_kernel_proto_msgTypes[25].OneofWrappers = []any{}
+	file_maka_kernel_v1_kernel_proto_msgTypes[37].OneofWrappers = []any{
+		(*Interaction_SandboxBoundaryRequest)(nil),
+		(*Interaction_UserQuestionRequest)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_kernel_v1_kernel_proto_rawDesc), len(file_maka_kernel_v1_kernel_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   52,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

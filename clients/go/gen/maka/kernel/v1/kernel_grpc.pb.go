@@ -29,6 +29,7 @@ const (
 	KernelService_DeleteSession_FullMethodName            = "/maka.kernel.v1.KernelService/DeleteSession"
 	KernelService_ReadMessages_FullMethodName             = "/maka.kernel.v1.KernelService/ReadMessages"
 	KernelService_ListTurns_FullMethodName                = "/maka.kernel.v1.KernelService/ListTurns"
+	KernelService_ListInteractions_FullMethodName         = "/maka.kernel.v1.KernelService/ListInteractions"
 	KernelService_StartTurn_FullMethodName                = "/maka.kernel.v1.KernelService/StartTurn"
 	KernelService_StopSession_FullMethodName              = "/maka.kernel.v1.KernelService/StopSession"
 	KernelService_RespondToSandboxBoundary_FullMethodName = "/maka.kernel.v1.KernelService/RespondToSandboxBoundary"
@@ -66,6 +67,9 @@ type KernelServiceClient interface {
 	ReadMessages(ctx context.Context, in *ReadMessagesRequest, opts ...grpc.CallOption) (*ReadMessagesResponse, error)
 	// ListTurns returns a session's turns in the order they started.
 	ListTurns(ctx context.Context, in *ListTurnsRequest, opts ...grpc.CallOption) (*ListTurnsResponse, error)
+	// ListInteractions returns a session's interaction requests (pending and resolved), oldest
+	// first, so a client that reattaches can render what is waiting without replaying the log.
+	ListInteractions(ctx context.Context, in *ListInteractionsRequest, opts ...grpc.CallOption) (*ListInteractionsResponse, error)
 	// StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
 	// attaches to the same turn instead of starting another. A second turn while one runs is
 	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
@@ -169,6 +173,16 @@ func (c *kernelServiceClient) ListTurns(ctx context.Context, in *ListTurnsReques
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTurnsResponse)
 	err := c.cc.Invoke(ctx, KernelService_ListTurns_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *kernelServiceClient) ListInteractions(ctx context.Context, in *ListInteractionsRequest, opts ...grpc.CallOption) (*ListInteractionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListInteractionsResponse)
+	err := c.cc.Invoke(ctx, KernelService_ListInteractions_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +305,9 @@ type KernelServiceServer interface {
 	ReadMessages(context.Context, *ReadMessagesRequest) (*ReadMessagesResponse, error)
 	// ListTurns returns a session's turns in the order they started.
 	ListTurns(context.Context, *ListTurnsRequest) (*ListTurnsResponse, error)
+	// ListInteractions returns a session's interaction requests (pending and resolved), oldest
+	// first, so a client that reattaches can render what is waiting without replaying the log.
+	ListInteractions(context.Context, *ListInteractionsRequest) (*ListInteractionsResponse, error)
 	// StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
 	// attaches to the same turn instead of starting another. A second turn while one runs is
 	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
@@ -343,6 +360,9 @@ func (UnimplementedKernelServiceServer) ReadMessages(context.Context, *ReadMessa
 }
 func (UnimplementedKernelServiceServer) ListTurns(context.Context, *ListTurnsRequest) (*ListTurnsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTurns not implemented")
+}
+func (UnimplementedKernelServiceServer) ListInteractions(context.Context, *ListInteractionsRequest) (*ListInteractionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListInteractions not implemented")
 }
 func (UnimplementedKernelServiceServer) StartTurn(*StartTurnRequest, grpc.ServerStreamingServer[StartTurnResponse]) error {
 	return status.Error(codes.Unimplemented, "method StartTurn not implemented")
@@ -530,6 +550,24 @@ func _KernelService_ListTurns_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _KernelService_ListInteractions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListInteractionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(KernelServiceServer).ListInteractions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: KernelService_ListInteractions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(KernelServiceServer).ListInteractions(ctx, req.(*ListInteractionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _KernelService_StartTurn_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(StartTurnRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -680,6 +718,10 @@ var KernelService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTurns",
 			Handler:    _KernelService_ListTurns_Handler,
+		},
+		{
+			MethodName: "ListInteractions",
+			Handler:    _KernelService_ListInteractions_Handler,
 		},
 		{
 			MethodName: "StopSession",
