@@ -28,6 +28,7 @@ from kernel_service.core.errors import (
 )
 from kernel_service.core.interactions.answers import TurnInteractions
 from kernel_service.core.interactions.authority import HostedInteractionAuthority
+from kernel_service.core.interactions.listing import interaction_page
 from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.log.events import StoredMessage, SystemNote
 from kernel_service.core.log.session_log import SessionWatch
@@ -39,7 +40,6 @@ from kernel_service.core.session import (
     TurnPage,
     TurnRecord,
     decode_page_token,
-    encode_page_token,
 )
 from kernel_service.core.sessions import (
     NewSession,
@@ -406,27 +406,18 @@ class RuntimeKernel:
                 "limit", f"must be between 1 and {self.limits.max_read_batch}"
             )
         check_length("page_token", page_token)
-        cursor = decode_page_token(page_token, kind="interactions") if page_token else None
+        if page_token:
+            decode_page_token(page_token, kind="interactions")  # a bad token: before any read
         await self._deps.store.read_header(session_id)
         authority = self._deps.interaction_authority
         if not isinstance(authority, HostedInteractionAuthority):
             return InteractionPage(interactions=())
-        records = sorted(
+        return interaction_page(
             await authority.store.list_interactions(session_id, pending_only=pending_only),
-            key=lambda r: (r.created_at, r.request_id),
+            page_token=page_token,
+            limit=limit or self.limits.max_read_batch,
+            max_bytes=self.limits.max_response_bytes,
         )
-        if cursor is not None:
-            records = [r for r in records if (r.created_at, r.request_id) > cursor]
-        page = fitting(
-            records[: limit or self.limits.max_read_batch], self.limits.max_response_bytes
-        )
-        more = len(records) > len(page)
-        token = (
-            encode_page_token(page[-1].created_at, page[-1].request_id, kind="interactions")
-            if more and page
-            else ""
-        )
-        return InteractionPage(interactions=tuple(page), next_page_token=token)
 
     async def answer_sandbox_boundary(
         self, session_id: str, request_id: str, decision: str, *, reason: str = ""

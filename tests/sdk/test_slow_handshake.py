@@ -61,6 +61,7 @@ class _SlowStartProxy:
         asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+        self.loop.close()
 
 
 async def test_a_peer_slower_than_100_ms_to_handshake_is_reached(

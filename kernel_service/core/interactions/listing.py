@@ -1,0 +1,28 @@
+"""One page of a session's interaction requests (``ListInteractions``), oldest first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kernel_service.core.session import decode_page_token, encode_page_token
+from kernel_service.core.sizes import fitting
+from kernel_service.core.store import InteractionPage, InteractionRecord
+
+
+def interaction_page(
+    records: Sequence[InteractionRecord], *, page_token: str, limit: int, max_bytes: int
+) -> InteractionPage:
+    """The records after *page_token*, at most *limit* and *max_bytes*; a page cut short
+    carries a ``next_page_token``."""
+    cursor = decode_page_token(page_token, kind="interactions") if page_token else None
+    ordered = sorted(records, key=lambda r: (r.created_at, r.request_id))
+    if cursor is not None:
+        ordered = [r for r in ordered if (r.created_at, r.request_id) > cursor]
+    page = fitting(ordered[:limit], max_bytes)
+    more = len(ordered) > len(page)
+    token = (
+        encode_page_token(page[-1].created_at, page[-1].request_id, kind="interactions")
+        if more and page
+        else ""
+    )
+    return InteractionPage(interactions=tuple(page), next_page_token=token)
