@@ -92,6 +92,9 @@ class KernelConfig:
     max_queued_messages: int = DEFAULT_MAX_MESSAGES
     max_queued_bytes: int = DEFAULT_MAX_BYTES
     max_early_stops: int = 16
+    #: Bounds of a stop (``--stop-confirm-timeout``, ``--stop-settle-timeout``).
+    stop_confirm_timeout: float = 10.0
+    stop_settle_timeout: float = 5.0
     #: The resource link's credential: a file holding its bearer token (empty: ``MAKA_TOKEN``,
     #: then the local credential of the data directory) and TLS files (empty: plaintext).
     resource_token_file: str = ""
@@ -102,7 +105,10 @@ class KernelConfig:
     def kernel_limits(self) -> KernelLimits:
         """The kernel core's limits from these settings."""
         return KernelLimits(
-            max_response_bytes=self.max_page_bytes, max_early_stops=self.max_early_stops
+            max_response_bytes=self.max_page_bytes,
+            max_early_stops=self.max_early_stops,
+            stop_confirm_timeout=self.stop_confirm_timeout,
+            stop_settle_timeout=self.stop_settle_timeout,
         )
 
 
@@ -188,6 +194,23 @@ def _add_turn_settings(settings: SettingsParser) -> None:
         help="TOML file of OpenAI-compatible connections for the llm backend",
     )
     settings.add(
+        "stop-confirm-timeout",
+        type=positive_seconds,
+        default="10",
+        metavar="SECONDS",
+        help="how long an immediate stop waits for the resource service to confirm that the "
+        "turn's runs ended; past it the stop fails (OWNER_CLEANUP_FAILED) and the session is "
+        "quarantined until the kernel confirms their end",
+    )
+    settings.add(
+        "stop-settle-timeout",
+        type=positive_seconds,
+        default="5",
+        metavar="SECONDS",
+        help="how long a stop waits for the backend to end the turn's stream before it "
+        "records the turn aborted anyway (later events of the turn are discarded)",
+    )
+    settings.add(
         "default-backend",
         type=_backend_kind,
         default=SHELL,
@@ -255,6 +278,8 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_queued_messages=int(ns.max_queued_messages),
         max_queued_bytes=int(ns.max_queued_bytes),
         max_early_stops=int(ns.max_early_stops),
+        stop_confirm_timeout=ns.stop_confirm_timeout or 10.0,
+        stop_settle_timeout=ns.stop_settle_timeout or 5.0,
         resource_token_file=ns.resource_token_file,
         resource_tls_ca=ns.resource_tls_ca,
         resource_tls_cert=ns.resource_tls_cert,
@@ -322,9 +347,11 @@ class KernelService:
             call_timeout=self.config.resource_timeout,
             credential=resource_credential(self.config),
         )
-        self.backends.register(SHELL, shell_factory(self.resources, self.approvals))
+        confirm = self.config.stop_confirm_timeout
+        self.backends.register(SHELL, shell_factory(self.resources, self.approvals, confirm))
         self.backends.register(
-            llm.KIND, llm.llm_factory(self.config.llm_connections, self.resources, self.approvals)
+            llm.KIND,
+            llm.llm_factory(self.config.llm_connections, self.resources, self.approvals, confirm),
         )
         try:
             root = resolve_storage_root(self.config.common.service_data_dir, "kernel")
@@ -363,6 +390,13 @@ class KernelService:
             tool_host=self.resources,
             limits=self.config.kernel_limits(),
         )
+        unconfirmed = await self.kernel.resume_unconfirmed()
+        if unconfirmed:
+            log.warning(
+                "start-up: %d stopped run(s) not confirmed ended yet: their sessions stay "
+                "quarantined until the resource service confirms it",
+                unconfirmed,
+            )
 
     def register(self, server: grpc.aio.Server) -> None:
         assert self._host is not None and self.kernel is not None

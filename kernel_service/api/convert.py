@@ -48,6 +48,8 @@ NOTE_KIND: Final[Mapping[str, int]] = {
     "interrupted": pb.SYSTEM_NOTE_KIND_INTERRUPTED,
     "message_rejected": pb.SYSTEM_NOTE_KIND_MESSAGE_REJECTED,
     "denied": pb.SYSTEM_NOTE_KIND_DENIED,
+    "run_unconfirmed": pb.SYSTEM_NOTE_KIND_RUN_UNCONFIRMED,
+    "run_confirmed": pb.SYSTEM_NOTE_KIND_RUN_CONFIRMED,
 }
 INTERACTION_KIND: Final[Mapping[str, int]] = {
     "sandbox_boundary": pb.INTERACTION_KIND_SANDBOX_BOUNDARY,

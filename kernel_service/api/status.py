@@ -47,6 +47,9 @@ RULES: Final[tuple[Rule, ...]] = (
     (e.StoreClosedError, S.UNAVAILABLE, r.ERROR_REASON_STORE_CLOSED),
     # A refused write (a full disk): the client may retry once the store takes writes again.
     (e.PersistenceFailedError, S.UNAVAILABLE, r.ERROR_REASON_PERSISTENCE_FAILED),
+    # The resource service did not confirm a stopped run's end in time: transient, the kernel
+    # keeps asking and lifts the session's quarantine once it answers.
+    (e.RunEndUnconfirmedError, S.UNAVAILABLE, r.ERROR_REASON_OWNER_CLEANUP_FAILED),
     (e.RuntimeOwnerCleanupError, S.INTERNAL, r.ERROR_REASON_OWNER_CLEANUP_FAILED),
     (e.RuntimeInteractionFailStopError, S.INTERNAL, r.ERROR_REASON_INTERACTION_FAIL_STOP),
     (

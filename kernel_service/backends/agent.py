@@ -3,7 +3,9 @@
 :class:`TurnControl` holds one backend's stop state. An ``after_step`` stop is remembered and
 honoured at the next step boundary (:meth:`TurnControl.boundary`); an ``immediate`` stop wakes
 every wait at once and — before :meth:`TurnControl.stop` returns — stops the foreground runs the
-turn has on the tool host, so no process of the tool outlives the stop.
+turn has on the tool host and confirms they ended, so no process of the tool outlives a stop
+that succeeded; a run the host does not confirm ended within the confirm timeout fails the stop
+(:class:`~kernel_service.core.errors.RunEndUnconfirmedError`, naming its ref).
 
 :class:`BashTool` runs one command as a tool call: in permission mode ``ask`` it first raises a
 sandbox-boundary request (unless the session already allowed the command's program), then runs
@@ -30,6 +32,7 @@ from kernel_service.core.backend import (
     StopReason,
     UserQuestionResponse,
 )
+from kernel_service.core.errors import RunEndUnconfirmedError
 from kernel_service.core.log.events import (
     BackendEvent,
     SandboxBoundaryRequest,
@@ -53,6 +56,10 @@ log = logging.getLogger("kernel_service.backends")
 T = TypeVar("T")
 #: How long an immediate stop waits for a run that is being launched to report its ref.
 LAUNCH_WAIT = 10.0
+#: How long an immediate stop waits, by default, for the tool host to confirm that the turn's
+#: runs ended (``--stop-confirm-timeout``); past it the stop fails with
+#: :class:`~kernel_service.core.errors.RunEndUnconfirmedError`.
+STOP_CONFIRM_TIMEOUT = 10.0
 #: At most this much of a run's output goes into a tool result (the tail is kept).
 RESULT_LIMIT = 16_000
 
@@ -121,11 +128,37 @@ class SessionApprovals:
         self._allowed.pop(session_id, None)
 
 
-class TurnControl:
-    """One backend's stop state, interaction waits and live foreground runs."""
+_CONFIRMED: Any = object()
 
-    def __init__(self, host: ToolHost | None) -> None:
+
+async def _confirm_stop(host: ToolHost, session_id: str, ref: str, within: float) -> Any:
+    """Stop *ref*: :data:`_CONFIRMED` once the host answers with a terminal run, else what
+    went wrong (``None``: no answer within *within* seconds)."""
+    try:
+        async with asyncio.timeout(max(within, 0.0)):
+            run = await host.stop_run(session_id, ref)
+    except TimeoutError:
+        return None
+    except ToolHostError as error:
+        return error
+    if run.active:
+        return ToolHostError(f"run {ref} is still {run.status} after its stop")
+    return _CONFIRMED
+
+
+class TurnControl:
+    """One backend's stop state, interaction waits and live foreground runs.
+
+    ``confirm_timeout`` bounds how long an immediate stop waits for the tool host to confirm
+    that the turn's runs ended (see :meth:`_stop_runs`).
+    """
+
+    def __init__(
+        self, host: ToolHost | None, confirm_timeout: float = STOP_CONFIRM_TIMEOUT
+    ) -> None:
         self.host = host
+        self.confirm_timeout = confirm_timeout
+        self.session_id = ""
         self.stop_reason: StopReason | None = None
         self.stop_mode: StopMode | None = None
         self._interrupt = asyncio.Event()
@@ -134,10 +167,11 @@ class TurnControl:
         self._launching: set[asyncio.Future[None]] = set()
         self.disposed = False
 
-    def begin(self) -> None:
-        """Reset for a new turn."""
+    def begin(self, session_id: str = "") -> None:
+        """Reset for a new turn (of *session_id*)."""
         if self.disposed:
             raise RuntimeError("the backend was disposed")
+        self.session_id = session_id
         self.stop_reason = None
         self.stop_mode = None
         self._interrupt = asyncio.Event()
@@ -166,17 +200,40 @@ class TurnControl:
         await self.stop(self.stop_reason or "user_stop", "immediate")
 
     async def _stop_runs(self) -> None:
+        """Stop every tracked run and confirm each ended, all within :attr:`confirm_timeout`.
+
+        A run the resource service does not confirm ended in time (no answer, an error, or a
+        run still active) is no longer tracked here: it is reported in a
+        :class:`RunEndUnconfirmedError` and the kernel takes over its confirmation.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.confirm_timeout
+        launching = 0
         if self._launching:
-            await asyncio.wait(set(self._launching), timeout=LAUNCH_WAIT)
+            wait = min(LAUNCH_WAIT, self.confirm_timeout)
+            _, pending = await asyncio.wait(set(self._launching), timeout=wait)
+            launching = len(pending)
+            self._launching -= pending  # reported once (below); the turn ends them itself
         host = self.host
-        if host is None:
+        if host is None or not (self._runs or launching):
             return
-        for ref, session_id in list(self._runs.items()):
-            try:
-                await host.stop_run(session_id, ref)
-            except ToolHostError as error:
-                log.warning("stopping run %s of session %s failed: %s", ref, session_id, error)
+        runs = list(self._runs.items())
+        results = await asyncio.gather(
+            *(_confirm_stop(host, sid, ref, deadline - loop.time()) for ref, sid in runs)
+        )
+        unconfirmed: list[str] = []
+        cause: Exception | None = None
+        for (ref, session_id), failure in zip(runs, results, strict=True):
             self._runs.pop(ref, None)
+            if failure is not _CONFIRMED:
+                log.warning("run %s of session %s unconfirmed: %s", ref, session_id, failure)
+                unconfirmed.append(ref)
+                cause = failure or cause
+        if launching:
+            # Its ref is not known yet: the turn ends it when it is announced (_foreground).
+            cause = ToolHostError(f"{launching} run(s) still being launched after {wait:g} s")
+        if unconfirmed or launching:
+            raise RunEndUnconfirmedError(self.session_id, unconfirmed, self.confirm_timeout, cause)
 
     @contextlib.contextmanager
     def launching(self) -> Any:

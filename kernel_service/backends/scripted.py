@@ -151,7 +151,7 @@ class ScriptedBackend(ControlledBackend):
         self.sends = 0
 
     async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
-        self.control.begin()
+        self.control.begin(input.session_id)
         self.sends += 1
         steps = parse_script(script_for(input.text, input.header))
         turn = _Turn(self, input)

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 
 from kernel_service.backends.agent import (
+    STOP_CONFIRM_TIMEOUT,
     BashCall,
     BashTool,
     ControlledBackend,
@@ -91,14 +92,18 @@ class ShellBackend(ControlledBackend):
     kind = KIND
 
     def __init__(
-        self, header: SessionHeader, host: ToolHost | None, approvals: SessionApprovals
+        self,
+        header: SessionHeader,
+        host: ToolHost | None,
+        approvals: SessionApprovals,
+        confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
     ) -> None:
         self.header = header
-        self.control = TurnControl(host)
+        self.control = TurnControl(host, confirm_timeout)
         self.bash = BashTool(host, self.control, approvals)
 
     async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
-        self.control.begin()
+        self.control.begin(input.session_id)
         timeout_ms = parse_timeout(input.header)
         commands = [input.text]
         step = 0
@@ -159,7 +164,10 @@ class ShellBackend(ControlledBackend):
 
 
 def shell_factory(
-    host: ToolHost | None, approvals: SessionApprovals
+    host: ToolHost | None,
+    approvals: SessionApprovals,
+    confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
 ) -> Callable[[SessionHeader], ShellBackend]:
-    """A registry factory: every session's shell backend shares *host* and *approvals*."""
-    return lambda header: ShellBackend(header, host, approvals)
+    """A registry factory: every session's shell backend shares *host* and *approvals*;
+    *confirm_timeout* bounds an immediate stop's confirmation (``--stop-confirm-timeout``)."""
+    return lambda header: ShellBackend(header, host, approvals, confirm_timeout)

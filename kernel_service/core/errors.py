@@ -15,12 +15,14 @@ Every error names a state and says whose fault it is; ``code`` is a stable lower
     │   ├── InteractionAlreadyResolvedError  already_resolved     the request was answered or closed
     │   └── TurnNotStartedError ............ turn_not_started     went stale before it could start
     ├── SessionQuarantinedError ............ session_quarantined  a stopped run has not settled yet
-    │   └── SessionPermanentlyQuarantinedError                    a backend could not be disposed
+    │   ├── SessionPermanentlyQuarantinedError                    a backend could not be disposed
+    │   └── RunUnconfirmedQuarantineError                         a stopped run is unconfirmed
     ├── HostDrainingError .................. host_draining        the host is shutting down
     ├── BackendUnavailableError ............ backend_unavailable  no backend of the session's kind
     ├── PersistenceFailedError ............. persistence_failed   the session store failed
     │   └── StoreClosedError ............... store_closed         the store's owner has closed
     ├── RuntimeOwnerCleanupError ........... owner_cleanup_failed releasing a run's owners failed
+    │   └── RunEndUnconfirmedError ......... owner_cleanup_failed a stopped run is not confirmed
     ├── RuntimeInteractionFailStopError .... interaction_fail_stop the interaction authority failed
     └── RuntimeInteractionInvariantError ... interaction_invariant an interaction rule was broken
 
@@ -32,7 +34,7 @@ wrapped twice (its causes are flattened into the new group).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import ClassVar
 
 
@@ -223,6 +225,24 @@ class SessionPermanentlyQuarantinedError(SessionQuarantinedError):
         )
 
 
+class RunUnconfirmedQuarantineError(SessionQuarantinedError):
+    """A stop of the session could not confirm that a tool's run ended: no turn starts until
+    the kernel has confirmed it (it keeps asking the resource service, see
+    :mod:`kernel_service.core.turns.confirm`)."""
+
+    def __init__(self, session_id: str, run_ref: str, turn_id: str) -> None:
+        self.run_ref = run_ref
+        self.turn_id = turn_id
+        super().__init__(
+            session_id,
+            f"run {run_ref} of turn {turn_id!r} was stopped but is not confirmed ended yet; "
+            "new turns are refused until the kernel confirms its end with the resource service",
+        )
+
+    def metadata(self) -> Mapping[str, str]:
+        return {**super().metadata(), "run_ref": self.run_ref, "turn_id": self.turn_id}
+
+
 class HostDrainingError(KernelError):
     """The host is shutting down and admits no new turns; retry on another host."""
 
@@ -276,6 +296,42 @@ class RuntimeOwnerCleanupError(KernelError):
     @property
     def causes(self) -> tuple[Exception, ...]:
         return tuple(_leaves(self.cause))
+
+
+class RunEndUnconfirmedError(RuntimeOwnerCleanupError):
+    """An immediate stop could not confirm, within its bound, that the tool runs it stopped
+    ended (the resource service did not answer, or answered with a run still active).
+
+    ``refs`` names the runs; ``cause`` is what the last attempt got (``None``: no answer in
+    time). It is a leaf: aggregated with other failures it stays itself, with its metadata.
+    """
+
+    def __init__(
+        self, session_id: str, refs: Sequence[str], within: float, cause: Exception | None
+    ) -> None:
+        self.session_id = session_id
+        self.refs = tuple(refs)
+        self.within = within
+        why = describe(cause) if cause is not None else "no answer in time"
+        runs = f"run {', '.join(self.refs)}" if self.refs else "a run being launched"
+        KernelError.__init__(
+            self,
+            f"the stop could not confirm within {within:g} s that {runs} of session "
+            f"{session_id!r} ended ({why}); the session is quarantined until it is confirmed",
+        )
+        self.cause = cause if cause is not None else TimeoutError(why)
+        self.__cause__ = cause
+
+    @property
+    def causes(self) -> tuple[Exception, ...]:
+        return (self,)
+
+    def metadata(self) -> Mapping[str, str]:
+        return {
+            "session_id": self.session_id,
+            "run_ref": self.refs[0] if self.refs else "",
+            "run_refs": ",".join(self.refs),
+        }
 
 
 class RuntimeInteractionFailStopError(KernelError):

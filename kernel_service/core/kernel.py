@@ -119,7 +119,7 @@ class RuntimeKernel:
             new_id=deps.new_id,
             now=deps.now,
         )
-        self._stops = StopCoordinator(deps, self._sessions, turn_ends)
+        self._stops = StopCoordinator(deps, self._sessions, turn_ends, self.limits, tool_host)
         self._drain = KernelDrain(deps, self._sessions, self._stops)
         self._admission = TurnAdmission(
             deps, self._sessions, turn_ends, lambda: self._drain.draining
@@ -152,6 +152,10 @@ class RuntimeKernel:
         """The session's cached backend generation (its number, stop and disposal state)."""
         runtime = self._sessions.get(session_id)
         return runtime.generation if runtime is not None else None
+
+    async def resume_unconfirmed(self) -> int:
+        """At start-up: quarantine again the runs a previous process could not confirm ended."""
+        return len(await self._stops.confirmer.resume())
 
     async def wait_settled(self, session_id: str) -> None:
         """Return once the session has no active turn (at once if it has none)."""
@@ -436,8 +440,7 @@ class RuntimeKernel:
     async def respond_to_user_question(
         self, session_id: str, request_id: str, answers: Sequence[str]
     ) -> None:
-        """The legacy direct responder: only valid when no hosted authority is configured
-        (see :meth:`TurnInteractions.respond_to_user_question`)."""
+        """The legacy direct responder (only without a hosted authority, see TurnInteractions)."""
         await self._interactions.respond_to_user_question(session_id, request_id, answers)
 
     async def send_message(self, session_id: str, text: str, *, turn_id: str = "") -> QueuedMessage:
@@ -445,8 +448,7 @@ class RuntimeKernel:
         return await self._interactions.send_message(session_id, text, turn_id=turn_id)
 
     def pending_messages(self) -> tuple[int, int]:
-        """Messages queued into running turns and not yet taken by a backend, and their bytes
-        (0, 0 without a hosted message authority)."""
+        """Messages (and bytes) queued into running turns, not yet taken by a backend."""
         return self._interactions.pending_messages()
 
     # -- backends, drain, close ----------------------------------------------------------------
@@ -482,11 +484,8 @@ class RuntimeKernel:
         )
 
     def end_readers(self) -> None:
-        """End every watch and turn stream (after :meth:`drain`: the record is complete).
-
-        Watchers end cleanly and resume elsewhere from their last ``seq``; a turn stream of a
-        run that is still live ends with :class:`HostDrainingError`.
-        """
+        """End every watch and turn stream (after :meth:`drain`: the record is complete);
+        a turn stream of a run still live ends with :class:`HostDrainingError`."""
         self._drain.end_readers()
 
     async def close(self, *, dispose_timeout: float = 5.0) -> None:

@@ -26,7 +26,7 @@ from kernel_service.core.session import (
 )
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.quarantine import block
-from kernel_service.core.turns.run import Run
+from kernel_service.core.turns.run import Run, UnconfirmedRun
 from kernel_service.core.validation import (
     check_backend_options,
     check_labels,
@@ -51,6 +51,9 @@ class SessionRuntime:
     #: Stops that named a turn not admitted yet: turn id -> (source, mode), oldest first
     #: (see :mod:`kernel_service.core.turns.admission`).
     early_stops: dict[str, tuple[str, StopMode]] = field(default_factory=dict)
+    #: Runs a failed stop could not confirm ended, by ref: the session takes no turn until
+    #: each is confirmed (see :mod:`kernel_service.core.turns.confirm`).
+    unconfirmed_runs: dict[str, UnconfirmedRun] = field(default_factory=dict)
 
     @property
     def permanent_failure(self) -> Exception | None:

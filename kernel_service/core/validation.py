@@ -59,6 +59,7 @@ class KernelLimits:
     and no single item is larger than ``max_event_bytes`` (events) or what
     :data:`STRING_LIMITS` allow (headers).
     ``max_queued_messages``/``max_queued_bytes`` bound what one turn may hold queued.
+    ``stop_settle_timeout``/``stop_confirm_timeout`` bound a stop (see :mod:`.turns.stop`).
     """
 
     max_text_bytes: int = MAX_TEXT_BYTES
@@ -71,6 +72,12 @@ class KernelLimits:
     max_queued_messages: int = 100
     max_queued_bytes: int = 4 * 1024 * 1024
     max_early_stops: int = 16
+    #: How long a stop that succeeded waits for the backend to end its stream before it
+    #: records the turn aborted anyway (later events of the turn are then discarded).
+    stop_settle_timeout: float = 5.0
+    #: How long an immediate stop waits for the tool host to confirm that the turn's runs
+    #: ended; also the longest pause between two confirmation attempts afterwards.
+    stop_confirm_timeout: float = 10.0
 
 
 def utf8_size(value: str) -> int:

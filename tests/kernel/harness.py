@@ -19,6 +19,7 @@ from kernel_service.core import (
 )
 from kernel_service.core.log.events import StoredMessage
 from kernel_service.core.tools import ToolHost
+from kernel_service.core.validation import KernelLimits
 
 WORKSPACE = "/tmp/maka-kernel-tests"
 # Sessions need a workspace root that exists.
@@ -84,6 +85,7 @@ def build_harness(
     answer_timeout: float | None = None,
     real_timers: bool = False,
     tool_host: ToolHost | None = None,
+    limits: KernelLimits | None = None,
 ) -> Harness:
     """A kernel on *store* with *backends*, hosted authorities and a deterministic clock."""
     timers = ManualTimers()
@@ -103,6 +105,7 @@ def build_harness(
         message_authority=messages,
         now=now,
         tool_host=tool_host,
+        limits=limits,
     )
     return Harness(kernel, store, interactions, messages, timers)
 

@@ -46,8 +46,8 @@ async def test_a_stop_before_admission_aborts_the_turn_before_its_backend_runs(
     assert kinds(log)[1:] == [
         "user",
         "turn_state:running",
-        "turn_state:aborted",
         "system_note:abort",
+        "turn_state:aborted",
     ]
     assert not any(getattr(m, "text", "") == "never" for m in log)
     [turn] = await harness.kernel.list_turns(session.id)
@@ -83,8 +83,8 @@ async def test_a_stop_while_the_turn_is_reserved_aborts_it_without_sending(
         assert kinds(log)[1:] == [
             "user",
             "turn_state:running",
-            "turn_state:aborted",
             "system_note:abort",
+            "turn_state:aborted",
         ]
         assert not any(getattr(m, "text", "") == "never" for m in log)
     finally:

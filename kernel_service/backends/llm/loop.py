@@ -17,6 +17,7 @@ from typing import Any, Final
 import httpx
 
 from kernel_service.backends.agent import (
+    STOP_CONFIRM_TIMEOUT,
     BashTool,
     ControlledBackend,
     Denied,
@@ -60,10 +61,11 @@ class LlmBackend(ControlledBackend):
         connections: Mapping[str, LlmConnection],
         host: ToolHost | None,
         approvals: SessionApprovals,
+        confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
     ) -> None:
         self.header = header
         self.connections = connections
-        self.control = TurnControl(host)
+        self.control = TurnControl(host, confirm_timeout)
         self.bash = BashTool(host, self.control, approvals)
         self.tools = ToolRunner(self.control, self.bash)
         #: The conversation sent to the model (system prompt first).
@@ -71,7 +73,7 @@ class LlmBackend(ControlledBackend):
         self._call_ids: set[str] = set()
 
     async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
-        self.control.begin()
+        self.control.begin(input.session_id)
         outcome = ["end_turn"]
         try:
             async for event in self._turn(input, outcome):
@@ -227,6 +229,8 @@ def llm_factory(
     connections: Mapping[str, LlmConnection],
     host: ToolHost | None,
     approvals: SessionApprovals,
+    confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
 ) -> Callable[[SessionHeader], LlmBackend]:
-    """A registry factory: every session's LLM backend shares *connections*, *host*, *approvals*."""
-    return lambda header: LlmBackend(header, connections, host, approvals)
+    """A registry factory: every session's LLM backend shares *connections*, *host*, *approvals*
+    (and the stop confirmation bound)."""
+    return lambda header: LlmBackend(header, connections, host, approvals, confirm_timeout)

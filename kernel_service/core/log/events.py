@@ -28,6 +28,8 @@ SystemNoteKind = Literal[
     "interrupted",
     "message_rejected",
     "denied",
+    "run_unconfirmed",
+    "run_confirmed",
 ]
 SandboxDecision = Literal["allow_once", "allow_session", "deny"]
 InteractionKind = Literal["sandbox_boundary", "user_question"]

@@ -35,7 +35,11 @@ from kernel_service.core.errors import (
 )
 from kernel_service.core.log.session_log import SessionLog
 from kernel_service.core.sessions import SessionRuntime, SessionTable
-from kernel_service.core.turns.quarantine import permanently_quarantined, stop_quarantined
+from kernel_service.core.turns.quarantine import (
+    permanently_quarantined,
+    stop_quarantined,
+    unconfirmed_quarantined,
+)
 from kernel_service.core.turns.run import Run
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
 
@@ -77,7 +81,7 @@ class TurnAdmission:
                 f"the end of turn {waiting!r} of session {runtime.session_id!r} is not recorded "
                 "yet: the session store refuses writes; retry once it takes them again"
             )
-        return stop_quarantined(runtime)
+        return unconfirmed_quarantined(runtime) or stop_quarantined(runtime)
 
     async def open(
         self, session_id: str, turn_id: str, text: str, *, launch: Callable[[Run], None]

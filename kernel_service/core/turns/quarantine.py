@@ -2,6 +2,9 @@
 
 * **Stopped, not settled** (:class:`SessionQuarantinedError`): a stopped turn whose backend has
   not come back yet holds the session; the next turn is admitted once it settles.
+* **A stopped run not confirmed ended** (:class:`RunUnconfirmedQuarantineError`): a stop could
+  not confirm that a tool's run ended; the next turn is admitted once the kernel has confirmed
+  it (see :mod:`.confirm`), in this process or the next.
 * **Permanently quarantined** (:class:`SessionPermanentlyQuarantinedError`): a backend
   generation that failed to stop and then failed to dispose may still be running. The session
   never starts another turn in this process; its header says ``blocked`` (:func:`block`) and
@@ -14,7 +17,11 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from kernel_service.core.errors import SessionPermanentlyQuarantinedError, SessionQuarantinedError
+from kernel_service.core.errors import (
+    RunUnconfirmedQuarantineError,
+    SessionPermanentlyQuarantinedError,
+    SessionQuarantinedError,
+)
 from kernel_service.core.store import SessionStore
 
 if TYPE_CHECKING:
@@ -35,6 +42,12 @@ def stop_quarantined(runtime: SessionRuntime) -> SessionQuarantinedError | None:
     return SessionQuarantinedError(
         runtime.session_id, f"stopped turn {run.turn_id!r} has not settled yet"
     )
+
+
+def unconfirmed_quarantined(runtime: SessionRuntime) -> RunUnconfirmedQuarantineError | None:
+    for run in runtime.unconfirmed_runs.values():
+        return RunUnconfirmedQuarantineError(runtime.session_id, run.ref, run.turn_id)
+    return None
 
 
 async def block(store: SessionStore, now: Callable[[], int], session_id: str) -> Exception | None:

@@ -6,12 +6,18 @@ Every backend event is committed before anyone can read it (see
 gathered into one ``assistant`` entry, written before whatever follows them. An interaction
 request is stored durably by its owner before it is recorded; if the owner fails, the turn
 fails closed (the request is denied, the failure is reported at settlement).
+
+Every append of a turn's records goes through one gate (:meth:`TurnRecorder.admit`): once the
+turn's terminal state is written (``run.sealed``), whatever the turn still produces — a backend
+that goes on after its stop, a late resolution — is discarded and logged, never appended. The
+check and the log's submission are not separated by an await, so nothing slips past the seal.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Sequence
 
 from kernel_service.core.backend import (
@@ -40,6 +46,24 @@ from kernel_service.core.store import InteractionRecord
 from kernel_service.core.turns.run import Run
 
 UNCOMMITTED_WINDOW = 64
+log = logging.getLogger("kernel_service.core")
+
+
+def take_open_message(run: Run, deps: KernelDeps) -> list[StoredMessage]:
+    """The run's open assistant text as one entry (taken: the next delta opens anew)."""
+    if run.open_message is None:
+        return []
+    message_id, parts = run.open_message
+    run.open_message = None
+    return [
+        AssistantMessage(
+            turn_id=run.turn_id,
+            message_id=message_id,
+            text="".join(parts),
+            id=deps.new_id(),
+            ts=deps.now(),
+        )
+    ]
 
 
 class TurnRecorder:
@@ -56,8 +80,24 @@ class TurnRecorder:
     def inbox(self, run: Run) -> Inbox:
         return Inbox(self, run)
 
+    @staticmethod
+    def admit(run: Run, entries: Sequence[StoredMessage]) -> bool:
+        """Whether *entries* of *run* may still be appended (not after its terminal state)."""
+        if not run.sealed:
+            return True
+        if entries:
+            kinds = ", ".join(entry.type for entry in entries)
+            log.warning(
+                "turn %s of session %s has ended: discarded late record(s): %s",
+                run.turn_id,
+                run.session_id,
+                kinds,
+            )
+        return False
+
     async def append(self, run: Run, entries: Sequence[StoredMessage]) -> None:
-        await self._sessions.append(run.session_id, entries)
+        if self.admit(run, entries):
+            await self._sessions.append(run.session_id, entries)
 
     # -- backend events ------------------------------------------------------------------------
 
@@ -78,6 +118,8 @@ class TurnRecorder:
         entries.append(event)
         if isinstance(event, Complete) and event.stop_reason == "denied":
             entries.append(self._denial_note(run))
+        if not self.admit(run, entries):
+            return
         if isinstance(event, SandboxBoundaryRequest | UserQuestionRequest):
             await self._accept_request(run, event, entries)
             return
@@ -89,23 +131,11 @@ class TurnRecorder:
 
     def flush(self, run: Run) -> list[StoredMessage]:
         """The run's open assistant text as one entry (taken: the next delta opens anew)."""
-        if run.open_message is None:
-            return []
-        message_id, parts = run.open_message
-        run.open_message = None
-        return [
-            AssistantMessage(
-                turn_id=run.turn_id,
-                message_id=message_id,
-                text="".join(parts),
-                id=self._deps.new_id(),
-                ts=self._deps.now(),
-            )
-        ]
+        return take_open_message(run, self._deps)
 
     async def append_quietly(self, run: Run, entries: Sequence[StoredMessage]) -> None:
         """Append *entries*; a failure is kept on the run (reported when it settles)."""
-        if not entries:
+        if not entries or not self.admit(run, entries):
             return
         try:
             await self._sessions.append(run.session_id, entries)
@@ -165,13 +195,15 @@ class TurnRecorder:
         )
         run.pending_requests[request.request_id] = kind
         failure = await self._store_request(run, request)
+        if not self.admit(run, entries):
+            return
         if failure is None and not run.stopped:
             # The header says "waiting" before anyone can see the request.
             await self._deps.store.update_header(
                 run.session_id,
                 {"status": "waiting_for_user", "status_updated_at": self._deps.now()},
             )
-        await self._sessions.append(run.session_id, entries)
+        await self.append(run, entries)
         if failure is None:
             return
         reason = "turn_stopped" if run.stopped else f"interaction authority failed: {failure}"
@@ -232,8 +264,8 @@ class TurnRecorder:
             id=self._deps.new_id(),
             ts=now,
         )
-        await self._sessions.append(run.session_id, [resolved])
-        if run.settled.is_set() or run.generation is None:
+        await self.append(run, [resolved])
+        if run.settled.is_set() or run.generation is None or run.sealed:
             return
         if not run.stopped and not run.pending_requests:
             await self._deps.store.update_header(

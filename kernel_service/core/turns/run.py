@@ -4,7 +4,8 @@ Its lifecycle is :class:`~kernel_service.core.turns.state.RunState`, moved only 
 :meth:`Run.advance`. ``start_outcome`` resolves once the run knows whether it will send
 (``SENDING``), was stopped before it could (``STOPPED``) or went stale (``STALE``); it holds the
 exception if starting failed. A stop that arrives while the run is starting is *claimed* against
-the run (``stop_op``) and waits for ``start_outcome``.
+the run (``stop_op``) and waits for ``start_outcome``. ``records_done`` and ``sealed`` keep the
+terminal state last: see :mod:`.stop` and :mod:`.recording`.
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ class Run:
     header: SessionHeader | None = None
     open_message: tuple[str, list[str]] | None = None
     uncommitted: deque[asyncio.Future[list[StoredMessage]]] = field(default_factory=deque)
+    #: Set once the run has put on the record everything it will (its backend's stream ended,
+    #: its owners closed and released); a stop writes the terminal state after it.
+    records_done: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Set when the turn's terminal state is written: whatever of the turn comes later is
+    #: discarded (logged), never appended — the terminal state is the turn's last record.
+    sealed: bool = False
 
     @property
     def identity(self) -> RunIdentity:
@@ -118,3 +125,12 @@ class StopOutcome:
     def stopped(self) -> bool:
         """Whether a turn was stopped (or will end aborted as soon as it is admitted)."""
         return bool(self.turn_id)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UnconfirmedRun:
+    """A tool run a failed stop could not confirm ended (see :mod:`.confirm`)."""
+
+    session_id: str
+    turn_id: str
+    ref: str

@@ -274,44 +274,82 @@ class Runner:
     # -- settle --------------------------------------------------------------------------------
 
     async def _settle(self, run: Run, runtime: SessionRuntime, terminal: TurnStatus | None) -> None:
-        failures: list[Exception | None] = []
         writer = end_writer(run.state, stop_claimed=run.stop_op is not None)
-        if writer is EndWriter.STOP:
-            assert run.stop_op is not None
-            # The stop projects the turn; releasing the claim before that would let the next
-            # turn's records interleave with this one's abort.
-            await asyncio.wait([run.stop_op.outcome])
-        elif writer is EndWriter.RUN and terminal is not None:
-            failures.append(await self._record_end(run, terminal))
-        failures.extend(await self._release_owners(run))
+        op = run.stop_op if writer is EndWriter.STOP else None
+        ending = writer is EndWriter.RUN and terminal is not None
+        if ending:
+            run.advance(RunState.ENDING)  # from here no stop can claim the run
+        if op is not None:
+            # The stop's own close comes first (then the leftovers are the run's to reject).
+            await op.cleaned.wait()
+        # Closing the owners records resolutions and rejected messages: before the end.
+        failures: list[Exception | None] = [*await self._release_owners(run)]
         failures.extend(run.authority_failures)
-        generation = run.generation
-        if generation is not None:
-            runtime.note_generation(generation)
-            if generation.retire_when_idle and generation.active and not generation.reservations:
-                try:
-                    await generation.dispose()
-                except Exception as failure:
-                    failures.append(failure)
-                runtime.note_generation(generation)
+        own = combine_failures(failures)
+        if op is not None:
+            # The stop projects the turn after everything the run recorded; releasing the
+            # claim before that would let the next turn's records interleave with its end.
+            op.run_failure = own
+            run.records_done.set()
+            await op.finished.wait()
+        elif ending:
+            assert terminal is not None
+            failures.append(await self._record_end(run, terminal, own))
+        run.records_done.set()
+        run.sealed = True
+        late = await self._retire(run, runtime)
+        failures.append(late)
         run.terminal_failure = combine_failures(failures)
         self._finish(run, runtime)
-        if run.terminal_failure is not None:
+        if late is not None:
+            # After the turn's end: a note of the session, not of the turn.
             await self._sessions.record_failure(
-                run.session_id, run.turn_id, "turn cleanup failed", run.terminal_failure
+                run.session_id, "", f"disposing the backend after turn {run.turn_id}", late
             )
 
-    async def _record_end(self, run: Run, terminal: TurnStatus) -> Exception | None:
-        """The run's own terminal state, exactly once (a stop can no longer claim the run)."""
-        run.advance(RunState.ENDING)
+    async def _retire(self, run: Run, runtime: SessionRuntime) -> Exception | None:
+        generation = run.generation
+        if generation is None:
+            return None
+        runtime.note_generation(generation)
+        if generation.retire_when_idle and generation.active and not generation.reservations:
+            try:
+                await generation.dispose()
+            except Exception as failure:
+                return failure
+            finally:
+                runtime.note_generation(generation)
+        return None
+
+    async def _record_end(
+        self, run: Run, terminal: TurnStatus, cleanup_failure: Exception | None
+    ) -> Exception | None:
+        """The run's own terminal state, exactly once (a stop can no longer claim the run);
+        a failure of its cleanup goes on the record just before it."""
         if any(isinstance(f, PersistenceFailedError) for f in run.authority_failures):
             terminal = "failed"  # some of what the turn did is not on the record
         deps = self._deps
         now = deps.now()
-        ending: list[StoredMessage] = [
-            TurnState(turn_id=run.turn_id, status=terminal, id=deps.new_id(), ts=now)
-        ]
+        ending: list[StoredMessage] = []
+        if cleanup_failure is not None:
+            log.error(
+                "turn cleanup failed (session %s, turn %s): %s",
+                run.session_id,
+                run.turn_id,
+                describe(cleanup_failure),
+            )
+            ending.append(
+                SystemNote(
+                    kind="error",
+                    text=f"turn cleanup failed: {cleanup_failure}",
+                    turn_id=run.turn_id,
+                    id=deps.new_id(),
+                    ts=now,
+                )
+            )
+        ending.append(TurnState(turn_id=run.turn_id, status=terminal, id=deps.new_id(), ts=now))
         patch: HeaderPatch = {"status": "active", "status_updated_at": now, "has_unread": True}
+        run.sealed = True
         try:
             await self._sessions.append(run.session_id, ending)
             ending = []
@@ -359,6 +397,7 @@ class Runner:
         )
 
     def _finish(self, run: Run, runtime: SessionRuntime) -> None:
+        run.records_done.set()
         if run.generation is not None:
             run.generation.reservations.discard(run.run_id)
         if runtime.active_run is run:

@@ -9,23 +9,49 @@ Executing a stop: wait until the run has begun (a stop claimed while the run sta
 the start's own failure if it does not begin), then run the generation's backend stop and the
 interaction owner's close *concurrently* — the backend stop is started first so a slow durable
 close never delays it — and report every failure. Then project the stop, exactly once per run:
-one ``turn_state aborted``, one ``system_note abort`` with the source, header ``aborted``.
+one ``system_note abort`` with the source, then one ``turn_state aborted``, header ``aborted``.
+
+The terminal state is the turn's last record. The projection waits until the run has put on the
+record everything it will (``run.records_done``: the backend's stream ended — with the cut-short
+``tool_result``, a last assistant text, ``complete`` — and its owners were closed); it then
+*seals* the run (:mod:`.recording` discards whatever of the turn comes later). It does not wait
+for a backend it cannot trust or that takes too long:
+
+* a stop that failed (the backend refused, a tool run not confirmed ended, a close failed)
+  projects at once: the failure is on the record (``system_note error``, and
+  ``run_unconfirmed`` for each run it could not confirm, see :mod:`.confirm`) before the
+  terminal state;
+* an ``immediate`` stop that succeeded waits at most the stop-settle timeout for the stream to
+  end, then projects anyway;
+* an ``after_step`` stop answers once the backend has been told (the turn ends at its next step
+  boundary) and projects when the stream ends; escalated to ``immediate`` (a drain's grace
+  expired, an explicit immediate stop), it waits at most the stop-settle timeout from then.
+
+An immediate stop answers only after the projection.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 
 from kernel_service.core.backend import StopMode, StopReason
 from kernel_service.core.deps import KernelDeps
-from kernel_service.core.errors import combine_failures
+from kernel_service.core.errors import combine_failures, describe
 from kernel_service.core.log.events import StoredMessage, SystemNote, TurnState
 from kernel_service.core.session import HeaderPatch
 from kernel_service.core.sessions import SessionTable
+from kernel_service.core.tools import ToolHost
+from kernel_service.core.turns.confirm import RunConfirmer, unconfirmed_in
 from kernel_service.core.turns.quarantine import block
-from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome
+from kernel_service.core.turns.recording import take_open_message
+from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome, UnconfirmedRun
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
+from kernel_service.core.validation import KernelLimits
+from maka_common.aio import race
+
+log = logging.getLogger("kernel_service.core")
 
 
 @dataclass(eq=False)
@@ -38,10 +64,29 @@ class StopOperation:
     escalation: asyncio.Task[StopOutcome] | None = None
     projected: bool = False
     failures: list[Exception] = field(default_factory=list)
+    #: The backend stop and the owner's close have returned (the run may release its owners).
+    cleaned: asyncio.Event = field(default_factory=asyncio.Event)
+    #: The stop's work is over: the turn is projected (or the run never began).
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    #: An ``after_step`` stop was escalated to ``immediate``: its wait becomes bounded.
+    hurry: asyncio.Event = field(default_factory=asyncio.Event)
+    escalation_failure: Exception | None = None
+    #: What the run's own cleanup reported before its records were done (noted with the stop).
+    run_failure: Exception | None = None
 
     def result_view(self) -> asyncio.Future[StopOutcome]:
         """A future for one caller: cancelling it never cancels the shared outcome."""
         return asyncio.shield(self.outcome)
+
+    def answer(self) -> StopOutcome:
+        run = self.run
+        return StopOutcome(
+            session_id=run.session_id,
+            turn_id=run.turn_id,
+            source=self.source,
+            mode=self.mode,
+            reason=self.reason,
+        )
 
 
 def _retrieve(future: asyncio.Future[StopOutcome]) -> None:
@@ -52,11 +97,18 @@ def _retrieve(future: asyncio.Future[StopOutcome]) -> None:
 
 class StopCoordinator:
     def __init__(
-        self, deps: KernelDeps, sessions: SessionTable, turn_ends: PendingTurnEnds
+        self,
+        deps: KernelDeps,
+        sessions: SessionTable,
+        turn_ends: PendingTurnEnds,
+        limits: KernelLimits,
+        tool_host: ToolHost | None = None,
     ) -> None:
         self._deps = deps
         self._sessions = sessions
         self._turn_ends = turn_ends
+        self._settle_timeout = limits.stop_settle_timeout
+        self.confirmer = RunConfirmer(deps, sessions, tool_host, limits.stop_confirm_timeout)
 
     def claim(
         self, run: Run, source: str, mode: StopMode, *, escalate: bool = True
@@ -106,21 +158,29 @@ class StopCoordinator:
             if not op.outcome.done():
                 op.outcome.cancel()
             raise
+        finally:
+            op.cleaned.set()
+            op.finished.set()
+        if op.outcome.done():
+            return  # an after_step stop answered when it was delivered
         if failure is not None:
             op.outcome.set_exception(failure)
-            await self._sessions.record_failure(run.session_id, run.turn_id, "stop failed", failure)
         else:
-            op.outcome.set_result(
-                StopOutcome(
-                    session_id=run.session_id,
-                    turn_id=run.turn_id,
-                    source=op.source,
-                    mode=op.mode,
-                    reason=op.reason,
-                )
-            )
+            op.outcome.set_result(op.answer())
 
     async def _stop_begun_run(self, op: StopOperation) -> Exception | None:
+        run = op.run
+        failure = await self._clean_up(op)
+        if failure is None:
+            failure = await self._await_records(op)
+        failures: list[Exception | None] = [failure]
+        failures.extend(await self._project(op, failure))
+        if self._sessions.session(run.session_id).permanent_failure is not None:
+            failures.append(await block(self._deps.store, self._deps.now, run.session_id))
+        return combine_failures(failures)
+
+    async def _clean_up(self, op: StopOperation) -> Exception | None:
+        """The backend stop and the owner's close, concurrently; their failures combined."""
         run = op.run
         generation = run.generation
         assert generation is not None
@@ -138,25 +198,48 @@ class StopCoordinator:
             if failure is not None and not isinstance(failure, Exception):
                 raise failure
             failures.append(failure)
-        failures.extend(await self._project(op))
-        if self._sessions.session(run.session_id).permanent_failure is not None:
-            failures.append(await block(self._deps.store, self._deps.now, run.session_id))
+        op.cleaned.set()
         return combine_failures(failures)
 
-    async def _project(self, op: StopOperation) -> list[Exception]:
+    async def _await_records(self, op: StopOperation) -> Exception | None:
+        """Wait until the run's records are done (bounded for an immediate stop); the failure
+        of an escalation meanwhile, if any."""
+        run = op.run
+        if op.mode == "after_step":
+            # Delivered: the turn ends at its next step boundary.
+            op.outcome.set_result(op.answer())
+            await race(run.records_done.wait(), op.hurry.wait())
+            if op.escalation_failure is not None:
+                return op.escalation_failure
+        if await race(run.records_done.wait(), within=self._settle_timeout) is None:
+            log.warning(
+                "turn %s of session %s: the backend did not end its stream within %g s of "
+                "the stop; the turn is recorded aborted and its later events are discarded",
+                run.turn_id,
+                run.session_id,
+                self._settle_timeout,
+            )
+        return None
+
+    def _entries(self, op: StopOperation, failure: Exception | None) -> list[StoredMessage]:
+        """What the projection appends: the run's open text, the failures, then the ending."""
         run = op.run
         deps = self._deps
         now = deps.now()
-        failures: list[Exception] = []
-        entries: list[StoredMessage] = [
-            TurnState(
-                turn_id=run.turn_id,
-                status="aborted",
-                abort_source=op.source,
-                aborted_at=now,
-                id=deps.new_id(),
-                ts=now,
-            ),
+        entries: list[StoredMessage] = [*take_open_message(run, deps)]
+        entries.extend(self.confirmer.notes(run.turn_id, failure))
+        for what, cause in (("stop failed", failure), ("turn cleanup failed", op.run_failure)):
+            if cause is not None:
+                entries.append(
+                    SystemNote(
+                        kind="error",
+                        text=f"{what}: {cause}",
+                        turn_id=run.turn_id,
+                        id=deps.new_id(),
+                        ts=now,
+                    )
+                )
+        entries.append(
             SystemNote(
                 kind="abort",
                 text=f"turn {run.turn_id} stopped ({op.mode}) by {op.source}",
@@ -164,22 +247,59 @@ class StopCoordinator:
                 source=op.source,
                 id=deps.new_id(),
                 ts=now,
-            ),
+            )
+        )
+        entries.append(
+            TurnState(
+                turn_id=run.turn_id,
+                status="aborted",
+                abort_source=op.source,
+                aborted_at=now,
+                id=deps.new_id(),
+                ts=now,
+            )
+        )
+        return entries
+
+    async def _project(self, op: StopOperation, failure: Exception | None) -> list[Exception]:
+        run = op.run
+        deps = self._deps
+        if failure is not None:
+            log.error(
+                "stop failed (session %s, turn %s): %s",
+                run.session_id,
+                run.turn_id,
+                describe(failure),
+            )
+        unconfirmed = [
+            UnconfirmedRun(session_id=run.session_id, turn_id=run.turn_id, ref=ref)
+            for error in unconfirmed_in(failure)
+            for ref in error.refs
         ]
-        patch: HeaderPatch = {"status": "aborted", "status_updated_at": now}
+        # Quarantined before anyone hears of the failure: no turn starts past an unknown run.
+        self.confirmer.quarantine(unconfirmed)
+        entries = self._entries(op, failure)
+        now = deps.now()
+        patch: HeaderPatch = {
+            "status": "blocked" if unconfirmed else "aborted",
+            "status_updated_at": now,
+        }
+        failures: list[Exception] = []
+        # Sealed before the append: nothing of the turn can be appended after its end.
+        run.sealed = True
         try:
             await self._sessions.append(run.session_id, entries)
             entries = []
         except asyncio.CancelledError:
             raise
-        except Exception as failure:
-            failures.append(failure)
+        except Exception as write_failure:
+            failures.append(write_failure)
         try:
             await deps.store.update_header(run.session_id, patch)
         except asyncio.CancelledError:
             raise
-        except Exception as failure:
-            failures.append(failure)
+        except Exception as write_failure:
+            failures.append(write_failure)
         if failures:
             # Never left running: recorded as soon as the store takes writes again.
             self._turn_ends.add(
@@ -192,13 +312,18 @@ class StopCoordinator:
         """Turn a delivered ``after_step`` stop into an ``immediate`` one (drain grace expired)."""
         outcome = await asyncio.shield(op.outcome)
         run = op.run
-        if run.settled.is_set() or run.generation is None:
+        if run.settled.is_set() or run.generation is None or op.projected:
             return outcome
         generation = run.generation
         try:
             await generation.stop(op.reason, "immediate")
+        except Exception as failure:
+            op.escalation_failure = failure
+            raise
         finally:
             self._sessions.session(run.session_id).note_generation(generation)
+            op.hurry.set()
+        await op.finished.wait()
         return StopOutcome(
             session_id=outcome.session_id,
             turn_id=outcome.turn_id,

@@ -18,7 +18,7 @@ from maka_client.aio import ResourceClient
 
 from kernel_service.backends import agent
 from kernel_service.backends.shell import ShellBackend
-from kernel_service.core import SessionHeader, SessionStore
+from kernel_service.core import RunEndUnconfirmedError, SessionHeader, SessionStore
 from kernel_service.core.backend import StopMode, StopReason
 from kernel_service.core.log.events import (
     Complete,
@@ -247,8 +247,10 @@ async def test_a_run_announced_after_the_stop_stopped_waiting_is_ended_by_the_tu
     workspace: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # An immediate stop waits at most LAUNCH_WAIT for a launching run; one announced later is
-    # ended by the turn itself as soon as it hears of it.
+    # An immediate stop waits at most LAUNCH_WAIT for a launching run; it cannot confirm the
+    # end of one still not announced, so it fails (and the turn is recorded aborted at once).
+    # One announced later is ended by the turn itself as soon as it hears of it; what the
+    # turn reports after its terminal state is discarded.
     monkeypatch.setattr(agent, "LAUNCH_WAIT", 0.01)
     host = HeldLaunch(link, resource)
     shell = make_shell_harness(sqlite_store, host, resource)
@@ -258,19 +260,21 @@ async def test_a_run_announced_after_the_stop_stopped_waiting_is_ended_by_the_tu
         collected = asyncio.ensure_future(_collect(stream))
         run, first = await host.launched
         pids = sorted({run.pid, int(first), *group_members(run.pid)})
-        await shell.kernel.stop_session(session.id, mode="immediate")
+        with pytest.raises(RunEndUnconfirmedError, match="a run being launched"):
+            await shell.kernel.stop_session(session.id, mode="immediate")
         assert alive(run.pid)  # the stop gave up waiting: it did not know the run
         host.release.set()
         async with asyncio.timeout(10):
             events = await collected
+        await shell.kernel.wait_settled(session.id)
         assert [pid for pid in pids if alive(pid)] == []
         assert group_members(run.pid) == []
         final = await resource.get_run(session.id, run.ref)
         assert final.status == rpb.RUN_STATUS_CANCELLED
-        [result] = of_type(events, ToolResult)
-        assert result.run_ref == run.ref and "cut short by an immediate stop" in result.output
-        assert [c.stop_reason for c in of_type(events, Complete)] == ["user_stop"]
+        assert of_type(events, ToolResult) == []  # reported after the turn's end: discarded
         assert [s.status for s in of_type(events, TurnState)] == ["aborted"]
+        log = await shell.log(session.id)
+        assert isinstance(log[-1], TurnState) and log[-1].status == "aborted"
     finally:
         host.release.set()  # a failed test must not leave the launch held
         await shell.close()

@@ -134,6 +134,15 @@ class _SystemNoteKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_System
     """A message sent into a turn was not delivered."""
     SYSTEM_NOTE_KIND_DENIED: _SystemNoteKind.ValueType  # 7
     """A turn ended because a sandbox-boundary request was denied (nothing was run)."""
+    SYSTEM_NOTE_KIND_RUN_UNCONFIRMED: _SystemNoteKind.ValueType  # 8
+    """An immediate stop could not confirm that a tool's run ended (source: the run's ref); the
+    session is quarantined until a RUN_CONFIRMED note with the same source follows.
+    """
+    SYSTEM_NOTE_KIND_RUN_CONFIRMED: _SystemNoteKind.ValueType  # 9
+    """The kernel confirmed the end of a run an earlier RUN_UNCONFIRMED note named (source: the
+    run's ref); the session takes turns again. Written after that turn's terminal state and
+    carries no turn id: it belongs to the session, not to the turn.
+    """
 
 class SystemNoteKind(_SystemNoteKind, metaclass=_SystemNoteKindEnumTypeWrapper):
     """SystemNoteKind says what a system note is about."""
@@ -154,6 +163,15 @@ SYSTEM_NOTE_KIND_MESSAGE_REJECTED: SystemNoteKind.ValueType  # 6
 """A message sent into a turn was not delivered."""
 SYSTEM_NOTE_KIND_DENIED: SystemNoteKind.ValueType  # 7
 """A turn ended because a sandbox-boundary request was denied (nothing was run)."""
+SYSTEM_NOTE_KIND_RUN_UNCONFIRMED: SystemNoteKind.ValueType  # 8
+"""An immediate stop could not confirm that a tool's run ended (source: the run's ref); the
+session is quarantined until a RUN_CONFIRMED note with the same source follows.
+"""
+SYSTEM_NOTE_KIND_RUN_CONFIRMED: SystemNoteKind.ValueType  # 9
+"""The kernel confirmed the end of a run an earlier RUN_UNCONFIRMED note named (source: the
+run's ref); the session takes turns again. Written after that turn's terminal state and
+carries no turn id: it belongs to the session, not to the turn.
+"""
 Global___SystemNoteKind: _TypeAlias = SystemNoteKind  # noqa: Y015
 
 class _ToolOutputStream:

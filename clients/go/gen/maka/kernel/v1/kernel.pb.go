@@ -223,6 +223,13 @@ const (
 	SystemNoteKind_SYSTEM_NOTE_KIND_MESSAGE_REJECTED SystemNoteKind = 6
 	// A turn ended because a sandbox-boundary request was denied (nothing was run).
 	SystemNoteKind_SYSTEM_NOTE_KIND_DENIED SystemNoteKind = 7
+	// An immediate stop could not confirm that a tool's run ended (source: the run's ref); the
+	// session is quarantined until a RUN_CONFIRMED note with the same source follows.
+	SystemNoteKind_SYSTEM_NOTE_KIND_RUN_UNCONFIRMED SystemNoteKind = 8
+	// The kernel confirmed the end of a run an earlier RUN_UNCONFIRMED note named (source: the
+	// run's ref); the session takes turns again. Written after that turn's terminal state and
+	// carries no turn id: it belongs to the session, not to the turn.
+	SystemNoteKind_SYSTEM_NOTE_KIND_RUN_CONFIRMED SystemNoteKind = 9
 )
 
 // Enum value maps for SystemNoteKind.
@@ -236,6 +243,8 @@ var (
 		5: "SYSTEM_NOTE_KIND_INTERRUPTED",
 		6: "SYSTEM_NOTE_KIND_MESSAGE_REJECTED",
 		7: "SYSTEM_NOTE_KIND_DENIED",
+		8: "SYSTEM_NOTE_KIND_RUN_UNCONFIRMED",
+		9: "SYSTEM_NOTE_KIND_RUN_CONFIRMED",
 	}
 	SystemNoteKind_value = map[string]int32{
 		"SYSTEM_NOTE_KIND_UNSPECIFIED":      0,
@@ -246,6 +255,8 @@ var (
 		"SYSTEM_NOTE_KIND_INTERRUPTED":      5,
 		"SYSTEM_NOTE_KIND_MESSAGE_REJECTED": 6,
 		"SYSTEM_NOTE_KIND_DENIED":           7,
+		"SYSTEM_NOTE_KIND_RUN_UNCONFIRMED":  8,
+		"SYSTEM_NOTE_KIND_RUN_CONFIRMED":    9,
 	}
 )
 
@@ -4856,7 +4867,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x13TURN_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15TURN_STATUS_COMPLETED\x10\x02\x12\x17\n" +
 	"\x13TURN_STATUS_ABORTED\x10\x03\x12\x16\n" +
-	"\x12TURN_STATUS_FAILED\x10\x04*\x99\x02\n" +
+	"\x12TURN_STATUS_FAILED\x10\x04*\xe3\x02\n" +
 	"\x0eSystemNoteKind\x12 \n" +
 	"\x1cSYSTEM_NOTE_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eSYSTEM_NOTE_KIND_SESSION_START\x10\x01\x12#\n" +
@@ -4865,7 +4876,9 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x16SYSTEM_NOTE_KIND_ABORT\x10\x04\x12 \n" +
 	"\x1cSYSTEM_NOTE_KIND_INTERRUPTED\x10\x05\x12%\n" +
 	"!SYSTEM_NOTE_KIND_MESSAGE_REJECTED\x10\x06\x12\x1b\n" +
-	"\x17SYSTEM_NOTE_KIND_DENIED\x10\a*t\n" +
+	"\x17SYSTEM_NOTE_KIND_DENIED\x10\a\x12$\n" +
+	" SYSTEM_NOTE_KIND_RUN_UNCONFIRMED\x10\b\x12\"\n" +
+	"\x1eSYSTEM_NOTE_KIND_RUN_CONFIRMED\x10\t*t\n" +
 	"\x10ToolOutputStream\x12\"\n" +
 	"\x1eTOOL_OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19TOOL_OUTPUT_STREAM_STDOUT\x10\x01\x12\x1d\n" +
