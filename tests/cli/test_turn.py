@@ -87,12 +87,13 @@ def test_first_ctrl_c_stops_after_the_step_and_the_second_stops_now(maka: Maka) 
     child.expect("working")
     child.sendintr()
     child.expect("stopping the turn after the current step")
-    child.expect("turn aborted by cli")
-    # The abort is on the record, but the hanging step still runs: maka stays for a second press.
+    # The stop is delivered, but the hanging step still runs (the turn is not over, so nothing
+    # terminal is on the record yet): maka stays for a second press.
     child.expect("waiting for the current step to finish")
     assert maka("turn", sid, "/script say again").returncode == 1  # quarantined meanwhile
     child.sendintr()
     child.expect("stopping the turn now")
+    child.expect("turn aborted by cli")
     assert finish(child) == 130
     # The immediate stop let the run settle: the session takes a turn again at once.
     assert "again" in maka.ok("turn", sid, "/script say again")

@@ -409,3 +409,17 @@ async def test_the_drain_climbs_its_rungs_in_order_and_never_back(harness: Harne
 async def _drain_watch(watch: SessionWatch) -> None:
     async for _ in watch:
         pass
+
+
+async def test_an_after_step_stop_escalated_to_immediate_ends_a_hanging_turn(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say working; hang")
+    await events_until(stream, "text_delta")
+    first = await harness.kernel.stop_session(session.id, mode="after_step")
+    assert first.mode == "after_step"
+    second = await asyncio.wait_for(harness.kernel.stop_session(session.id), 5)
+    assert second.mode == "immediate"
+    rest = [e async for e in stream]
+    assert rest[-1].type == "turn_state" and rest[-1].status == "aborted"  # type: ignore[union-attr]

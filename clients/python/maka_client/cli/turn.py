@@ -102,6 +102,9 @@ class TurnView:
             return
         name = "after_step" if mode == pb.STOP_MODE_AFTER_STEP else "immediate"
         self.out.note(f"maka: stop requested ({name})", "yellow")
+        if mode == pb.STOP_MODE_AFTER_STEP and self.interrupts == 1:
+            # Delivered: the turn ends (and is recorded aborted) when its current step does.
+            self.waiting_for_step()
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
