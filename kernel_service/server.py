@@ -347,12 +347,7 @@ class KernelService:
             call_timeout=self.config.resource_timeout,
             credential=resource_credential(self.config),
         )
-        confirm = self.config.stop_confirm_timeout
-        self.backends.register(SHELL, shell_factory(self.resources, self.approvals, confirm))
-        self.backends.register(
-            llm.KIND,
-            llm.llm_factory(self.config.llm_connections, self.resources, self.approvals, confirm),
-        )
+        self._register_backends(self.resources)
         try:
             root = resolve_storage_root(self.config.common.service_data_dir, "kernel")
             self._owner = acquire_root_owner(root)
@@ -390,6 +385,17 @@ class KernelService:
             tool_host=self.resources,
             limits=self.config.kernel_limits(),
         )
+        await self._resume_unconfirmed()
+
+    def _register_backends(self, host: ResourceLink) -> None:
+        confirm = self.config.stop_confirm_timeout
+        self.backends.register(SHELL, shell_factory(host, self.approvals, confirm))
+        self.backends.register(
+            llm.KIND, llm.llm_factory(self.config.llm_connections, host, self.approvals, confirm)
+        )
+
+    async def _resume_unconfirmed(self) -> None:
+        assert self.kernel is not None
         unconfirmed = await self.kernel.resume_unconfirmed()
         if unconfirmed:
             log.warning(

@@ -11,7 +11,7 @@ When it could not (the resource service did not answer within the stop-confirm t
   :class:`~kernel_service.core.errors.RunUnconfirmedQuarantineError` ("quarantined");
 * a background task keeps asking the tool host to stop the run (``StopRun`` by ref, which
   answers with the run's record), with a backoff from :data:`FIRST_RETRY` up to the
-  stop-confirm timeout. Once it answers with a terminal run (or does not know the ref), the
+  stop-confirm timeout. Once it answers with a terminal run, the
   kernel appends a ``system_note run_confirmed`` (no turn id: the turn's record ended with its
   terminal state), marks the header ``aborted`` and lifts the quarantine.
 """
@@ -132,8 +132,6 @@ class RunConfirmer:
             log.info("run %s: the tool host still does not answer", run.ref)
             return ""
         except ToolHostError as error:
-            if error.reason == "NOT_FOUND":
-                return "unknown to the resource service"
             log.info("run %s: not confirmed yet: %s", run.ref, describe(error))
             return ""
         return "" if info.active else info.status
