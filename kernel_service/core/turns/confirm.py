@@ -110,15 +110,21 @@ class RunConfirmer:
         self.quarantine(found)
         return found
 
+    def _wanted(self, run: UnconfirmedRun) -> bool:
+        """Whether *run* still quarantines its session (not when the session was deleted)."""
+        runtime = self._sessions.get(run.session_id)
+        return runtime is not None and runtime.unconfirmed_runs.get(run.ref) is run
+
     async def _confirm(self, run: UnconfirmedRun) -> None:
         pause = FIRST_RETRY
-        while True:
+        while self._wanted(run):
             status = await self._ask(run)
             if status:
-                break
+                await self._record(run, status)
+                return
             await asyncio.sleep(pause)
             pause = min(pause * 2, max(self._timeout, FIRST_RETRY))
-        await self._record(run, status)
+        log.info("run %s: its session is gone; no confirmation is needed", run.ref)
 
     async def _ask(self, run: UnconfirmedRun) -> str:
         """The run's terminal status if the host confirms it ended now, else ``""``."""
@@ -166,6 +172,8 @@ class RunConfirmer:
             except asyncio.CancelledError:
                 raise
             except Exception as failure:
+                if self._sessions.get(run.session_id) is not runtime:
+                    return  # deleted meanwhile: nothing to record
                 # The quarantine stays until the confirmation is on the record.
                 runtime.unconfirmed_runs[run.ref] = run
                 log.error("cannot record the confirmation of %s: %s", run.ref, describe(failure))

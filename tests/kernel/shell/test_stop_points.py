@@ -28,7 +28,13 @@ from kernel_service.core import (
     SessionHeader,
     SessionStore,
 )
-from kernel_service.core.log.events import StoredMessage, SystemNote, ToolResult, TurnState
+from kernel_service.core.log.events import (
+    SandboxBoundaryRequest,
+    StoredMessage,
+    SystemNote,
+    ToolResult,
+    TurnState,
+)
 from kernel_service.core.tools import (
     HostShutdownReport,
     RunEnded,
@@ -37,6 +43,7 @@ from kernel_service.core.tools import (
     RunOutput,
     RunSpec,
     RunStarted,
+    ToolHostError,
 )
 from kernel_service.core.validation import KernelLimits
 from tests.kernel.harness import Harness, build_harness, kinds
@@ -249,13 +256,15 @@ async def test_a_stop_after_the_run_ended_before_its_result_is_recorded(
 
 async def test_a_stop_during_the_approval_wait(harness: Harness, host: HeldHost) -> None:
     session_id, reading = await start(harness, "echo hi", mode="ask")
-    while not await harness.interactions.store.list_interactions(session_id, pending_only=True):
-        await harness.kernel.wait_settled("nothing")  # a yield to the loop
-        await asyncio.sleep(0)
+    await _pending_request(harness, session_id)
     await harness.kernel.stop_session(session_id)
     await reading
     log = await harness.kernel.read_messages(session_id)
-    assert turn_tail(log, "t1")[-5:] == ["interaction_resolved:closed", *CUT_SHORT_END]
+    tail = turn_tail(log, "t1")
+    # The backend stop and the request's durable close run concurrently (the spec's rule): the
+    # closure may come before or after the backend's last events, but before the turn's end.
+    assert tail[-2:] == CUT_SHORT_END[-2:]
+    assert sorted(tail[-5:-2]) == sorted(["interaction_resolved:closed", *CUT_SHORT_END[:2]])
     assert results(log)[0].output == "not run: the turn was stopped"
     assert not host.launching.is_set()
     assert_terminal_last(log, "t1", "aborted")
@@ -305,6 +314,97 @@ async def test_a_backend_that_does_not_end_its_stream_holds_the_stop_only_so_lon
     finally:
         host.report_end.set()
         await harness.close()
+
+
+# -- the terminal state is last for every other ending too ---------------------------------------
+
+
+async def test_a_completed_turn_ends_with_its_terminal_state(
+    harness: Harness, host: HeldHost
+) -> None:
+    session_id, reading = await start(harness, "echo hi")
+    await host.streaming.wait()
+    await harness.kernel.send_message(session_id, "echo queued")  # rejected when it ends
+    host.finish.set()
+    await reading
+    await harness.kernel.wait_settled(session_id)
+    log = await harness.kernel.read_messages(session_id)
+    tail = turn_tail(log, "t1")
+    assert "system_note:message_rejected" in tail or "user" in tail[2:]
+    assert_terminal_last(log, "t1", "completed")
+
+
+async def test_a_failed_turn_ends_with_its_terminal_state(store: SessionStore) -> None:
+    host = HeldHost()
+    harness = harness_on(store, host)
+    host.run_foreground = _failing_run  # type: ignore[method-assign]
+    try:
+        session_id, reading = await start(harness, "echo hi")
+        await reading
+        await harness.kernel.wait_settled(session_id)
+        log = await harness.kernel.read_messages(session_id)
+        assert turn_tail(log, "t1")[-3:] == ["tool_result", "error", "turn_state:failed"]
+        assert_terminal_last(log, "t1", "failed")
+    finally:
+        await harness.close()
+
+
+async def test_a_denied_turn_ends_with_its_terminal_state(harness: Harness) -> None:
+    session_id, reading = await start(harness, "echo hi", mode="ask")
+    request_id = await _pending_request(harness, session_id)
+    await harness.kernel.answer_sandbox_boundary(session_id, request_id, "deny")
+    await reading
+    await harness.kernel.wait_settled(session_id)
+    log = await harness.kernel.read_messages(session_id)
+    assert turn_tail(log, "t1")[-4:] == [
+        "tool_result",
+        "complete",
+        "system_note:denied",
+        "turn_state:completed",
+    ]
+    assert_terminal_last(log, "t1", "completed")
+
+
+async def test_an_abandoned_turn_ends_with_its_terminal_state(
+    harness: Harness, host: HeldHost
+) -> None:
+    session = await harness.session(backend=KIND, permission_mode="bypass", workspace_root="/tmp")
+    stream = harness.kernel.start_turn(session.id, "t1", text="echo hi")
+    async for event in stream:
+        if event.type == "tool_output":
+            break
+    await stream.aclose()  # the client goes away mid-command
+    await harness.kernel.wait_settled(session.id)
+    log = await harness.kernel.read_messages(session.id)
+    assert turn_tail(log, "t1")[-4:] == CUT_SHORT_END
+    assert_terminal_last(log, "t1", "aborted")
+
+
+async def test_a_drained_turn_ends_with_its_terminal_state(
+    harness: Harness, host: HeldHost
+) -> None:
+    session_id, reading = await start(harness, "echo hi")
+    await host.streaming.wait()
+    report = await harness.kernel.drain(grace=0.0, escalation_grace=5.0)
+    assert [t.outcome for t in report.turns] == ["stopped_immediately"]
+    await reading
+    log = await harness.kernel.read_messages(session_id)
+    assert turn_tail(log, "t1")[-4:] == CUT_SHORT_END
+    assert_terminal_last(log, "t1", "aborted")
+
+
+async def _failing_run(spec: RunSpec) -> AsyncIterator[RunEvent]:
+    raise ToolHostError("the resource service refused the run")
+    yield  # an async generator
+
+
+async def _pending_request(harness: Harness, session_id: str) -> str:
+    """The id of the turn's sandbox-boundary request, once it is on the record."""
+    watch = await harness.kernel.watch_session(session_id)
+    async for entry in watch:
+        if isinstance(entry, SandboxBoundaryRequest):
+            return entry.request_id
+    raise AssertionError("the watch ended before a sandbox-boundary request")
 
 
 # -- a stop that cannot confirm the run's end fails, and quarantines the session ----------------

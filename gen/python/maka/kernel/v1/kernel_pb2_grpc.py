@@ -208,8 +208,13 @@ class KernelServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def StopSession(self, request, context):
-        """StopSession stops the session's running turn and returns once the stop has been delivered
-        and recorded; a failed stop reports every cause.
+        """StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
+        are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
+        returns once the backend has been told (the turn ends, and is recorded, at its next step
+        boundary). A failed stop reports every cause; a tool run the resource service did not
+        confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
+        (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
+        the kernel has confirmed the run's end.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -67,8 +67,13 @@ class KernelServiceStub:
     the turn: it is stopped and its cleanup recorded even though nobody listens.
     """
     StopSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.StopSessionRequest, _kernel_pb2.StopSessionResponse]
-    """StopSession stops the session's running turn and returns once the stop has been delivered
-    and recorded; a failed stop reports every cause.
+    """StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
+    are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
+    returns once the backend has been told (the turn ends, and is recorded, at its next step
+    boundary). A failed stop reports every cause; a tool run the resource service did not
+    confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
+    (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
+    the kernel has confirmed the run's end.
     """
     RespondToSandboxBoundary: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.RespondToSandboxBoundaryRequest, _kernel_pb2.RespondToSandboxBoundaryResponse]
     """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
@@ -122,8 +127,13 @@ class KernelServiceAsyncStub(KernelServiceStub):
     the turn: it is stopped and its cleanup recorded even though nobody listens.
     """
     StopSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.StopSessionRequest, _kernel_pb2.StopSessionResponse]  # type: ignore[assignment]
-    """StopSession stops the session's running turn and returns once the stop has been delivered
-    and recorded; a failed stop reports every cause.
+    """StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
+    are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
+    returns once the backend has been told (the turn ends, and is recorded, at its next step
+    boundary). A failed stop reports every cause; a tool run the resource service did not
+    confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
+    (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
+    the kernel has confirmed the run's end.
     """
     RespondToSandboxBoundary: _aio.UnaryUnaryMultiCallable[_kernel_pb2.RespondToSandboxBoundaryRequest, _kernel_pb2.RespondToSandboxBoundaryResponse]  # type: ignore[assignment]
     """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
@@ -240,8 +250,13 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.StopSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.StopSessionResponse, _abc.Awaitable[_kernel_pb2.StopSessionResponse]]:
-        """StopSession stops the session's running turn and returns once the stop has been delivered
-        and recorded; a failed stop reports every cause.
+        """StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
+        are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
+        returns once the backend has been told (the turn ends, and is recorded, at its next step
+        boundary). A failed stop reports every cause; a tool run the resource service did not
+        confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
+        (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
+        the kernel has confirmed the run's end.
         """
 
     @_abc_1.abstractmethod

@@ -75,8 +75,13 @@ type KernelServiceClient interface {
 	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
 	// the turn: it is stopped and its cleanup recorded even though nobody listens.
 	StartTurn(ctx context.Context, in *StartTurnRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StartTurnResponse], error)
-	// StopSession stops the session's running turn and returns once the stop has been delivered
-	// and recorded; a failed stop reports every cause.
+	// StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
+	// are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
+	// returns once the backend has been told (the turn ends, and is recorded, at its next step
+	// boundary). A failed stop reports every cause; a tool run the resource service did not
+	// confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
+	// (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
+	// the kernel has confirmed the run's end.
 	StopSession(ctx context.Context, in *StopSessionRequest, opts ...grpc.CallOption) (*StopSessionResponse, error)
 	// RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
 	RespondToSandboxBoundary(ctx context.Context, in *RespondToSandboxBoundaryRequest, opts ...grpc.CallOption) (*RespondToSandboxBoundaryResponse, error)
@@ -313,8 +318,13 @@ type KernelServiceServer interface {
 	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
 	// the turn: it is stopped and its cleanup recorded even though nobody listens.
 	StartTurn(*StartTurnRequest, grpc.ServerStreamingServer[StartTurnResponse]) error
-	// StopSession stops the session's running turn and returns once the stop has been delivered
-	// and recorded; a failed stop reports every cause.
+	// StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
+	// are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
+	// returns once the backend has been told (the turn ends, and is recorded, at its next step
+	// boundary). A failed stop reports every cause; a tool run the resource service did not
+	// confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
+	// (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
+	// the kernel has confirmed the run's end.
 	StopSession(context.Context, *StopSessionRequest) (*StopSessionResponse, error)
 	// RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
 	RespondToSandboxBoundary(context.Context, *RespondToSandboxBoundaryRequest) (*RespondToSandboxBoundaryResponse, error)
