@@ -212,6 +212,7 @@ class Runner:
                 ),
             ]
             written = await _best_effort(failure, self._sessions.append(run.session_id, entries))
+            run.sealed = True  # the turn's end is on the record (or queued): nothing after it
             if not written:
                 self._turn_ends.add(
                     run.session_id, run.turn_id, entries=entries, patch=patch, cause=failure
