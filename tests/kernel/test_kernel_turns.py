@@ -422,4 +422,4 @@ async def test_an_after_step_stop_escalated_to_immediate_ends_a_hanging_turn(
     second = await asyncio.wait_for(harness.kernel.stop_session(session.id), 5)
     assert second.mode == "immediate"
     rest = [e async for e in stream]
-    assert rest[-1].type == "turn_state" and rest[-1].status == "aborted"  # type: ignore[union-attr]
+    assert isinstance(rest[-1], TurnState) and rest[-1].status == "aborted"
