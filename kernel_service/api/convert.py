@@ -21,6 +21,7 @@ from kernel_service.core import (
     StoredMessage,
     TurnRecord,
 )
+from kernel_service.core.access import owner_of
 
 SESSION_STATUS: Final[Mapping[str, int]] = {
     "active": pb.SESSION_STATUS_ACTIVE,
@@ -120,6 +121,7 @@ def session_to_proto(header: SessionHeader) -> pb.Session:
         permission_mode=PERMISSION_MODE[header.permission_mode],  # type: ignore[arg-type]
         schema_version=header.schema_version,
         backend_options=dict(header.backend_options),
+        owner=owner_of(header),
     )
 
 

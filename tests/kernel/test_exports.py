@@ -45,8 +45,10 @@ def test_the_core_imports_neither_grpc_nor_generated_code() -> None:
                 continue
             for name in names:
                 root = name.split(".")[0]
-                # maka_common.aio (tasks, races) and .sizes are pure Python, shared by both cores.
-                assert name in ("maka_common.aio", "maka_common.sizes") or root not in (
+                # maka_common.aio (tasks, races), .sizes and .principal (who is calling) are pure
+                # Python, shared by both cores.
+                pure = ("maka_common.aio", "maka_common.sizes", "maka_common.principal")
+                assert name in pure or root not in (
                     "grpc",
                     "maka",
                     "google",
