@@ -14,12 +14,17 @@ sees every session. A session records its owner in its header; one recorded befo
 
 from __future__ import annotations
 
+import logging
+
 from kernel_service.core.errors import NotFoundError
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.store import SessionStore
 from maka_common.principal import ADMIN, LOCAL, Principal, current_principal, owner_id
 
 __all__ = ["SessionAccess", "creator", "listed_owners", "may_see", "owner_of"]
+
+#: The audit log of refused calls (shared with the servicer boundary's).
+audit = logging.getLogger("maka.auth")
 
 
 def owner_of(header: SessionHeader) -> str:
@@ -65,7 +70,10 @@ class SessionAccess:
         """The session's header if the current caller may see it; otherwise exactly the
         :class:`NotFoundError` of an unknown id."""
         header = await self._store.read_header(session_id)
-        if not may_see(current_principal(), header):
+        principal = current_principal()
+        if not may_see(principal, header):
+            who = principal.id if principal is not None else "the kernel"
+            audit.warning("refused session %s for %s: NOT_FOUND (not its owner)", session_id, who)
             raise NotFoundError("session", session_id)
         return header
 

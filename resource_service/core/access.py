@@ -25,6 +25,7 @@ The principal is the call's, read from the request scope
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Literal
 
 from maka_common.principal import ADMIN, KERNEL, Principal, current_principal, owner_id
@@ -38,6 +39,8 @@ __all__ = ["Verdict", "caller_view", "decide", "owner_of", "trusted"]
 #: What the caller may do with a session: everything asked, not start runs, or nothing.
 Verdict = Literal["allowed", "kernel_session", "hidden"]
 _TRUSTED = frozenset({ADMIN, KERNEL})
+#: The audit log of refused calls (shared with the servicer boundary's).
+audit = logging.getLogger("maka.auth")
 
 
 def owner_of(info: SessionInfo) -> str:
@@ -62,6 +65,13 @@ def decide(info: SessionInfo, principal: Principal | None, *, start: bool) -> Ve
     return "allowed"
 
 
+def audit_hidden(session_id: str) -> None:
+    """Log a call refused because its session is another principal's (once per call)."""
+    principal = current_principal()
+    who = principal.id if principal is not None else "the host"
+    audit.warning("refused session %s for %s: NOT_FOUND (not its owner)", session_id, who)
+
+
 async def caller_view(
     directory: SessionDirectory, info: SessionInfo, *, start: bool, claim: bool
 ) -> SessionInfo | None:
@@ -73,9 +83,13 @@ async def caller_view(
         await directory.claim_session(info.session_id, principal.id)
         info = await directory.lookup(info.session_id) or info
     verdict = decide(info, principal, start=start)
+    who = principal.id if principal is not None else "the host"
     if verdict == "hidden":
         return None
     if verdict == "kernel_session":
+        audit.warning(
+            "refused a start in session %s for %s: PERMISSION_DENIED", info.session_id, who
+        )
         raise PermissionDeniedError(
             f"session {info.session_id} belongs to the kernel: its commands run as tool calls "
             "of its turns (after their approvals), not directly; start runs of your own in a "

@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from resource_service.core.access import caller_view
+from resource_service.core.access import audit_hidden, caller_view
 from resource_service.core.errors import NotFoundError, SessionArchivedError
 from resource_service.core.requests import check_length, check_session_cwd, check_session_id
 from resource_service.core.store import SessionStore
@@ -292,6 +292,8 @@ class SessionAdmissionGate:
         info = await self.directory.lookup(session_id)
         if info is not None:
             info = await caller_view(self.directory, info, start=start, claim=claim)
+            if info is None and (claim or missing):  # a listing only leaves it out
+                audit_hidden(session_id)
         if info is None and missing:
             raise NotFoundError(missing, field="ref")
         if info is None:

@@ -188,3 +188,16 @@ async def test_a_stop_by_another_principal_never_reaches_a_running_turn(
         rest = [e async for e in stream]
     assert not any(getattr(e, "text", "") == "received: injected" for e in rest)
     await asyncio.wait_for(harness.kernel.wait_settled(session.id), 10)
+
+
+async def test_a_refusal_is_logged_once_with_its_principal(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    with acting_as(ALICE):
+        session = await harness.session()
+    caplog.set_level("WARNING", logger="maka.auth")
+    with acting_as(BOB):
+        await refusal(lambda: harness.kernel.read_messages(session.id))
+        await harness.kernel.list_sessions(SessionQuery())  # leaving sessions out is no refusal
+    lines = [r.getMessage() for r in caplog.records if r.name == "maka.auth"]
+    assert lines == [f"refused session {session.id} for bob: NOT_FOUND (not its owner)"]

@@ -261,3 +261,23 @@ async def test_a_listing_or_a_ref_does_not_claim(standalone: Opened) -> None:
     assert "old" not in standalone.sessions.known()
     with acting_as(PLAIN_LOCAL):
         assert (await host.get("", run.ref)).ref == run.ref
+
+
+async def test_a_refusal_is_logged_once_with_its_principal(
+    kernel_mode: Opened, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    host = kernel_mode.host
+    with acting_as(KERNEL_LINK):
+        await host.register_session("s1", cwd=str(tmp_path), owner="alice")
+        run = await host.run_foreground_bash(bash_input("true", "call.k", session_id="s1"))
+    caplog.set_level("WARNING", logger="maka.auth")
+    with acting_as(BOB):
+        await not_found(lambda: host.get("", run.ref))
+        await host.list_runs("")  # leaving runs out is no refusal
+    with acting_as(ALICE), pytest.raises(PermissionDeniedError):
+        await host.run_foreground_bash(bash_input("true", "call.a", session_id="s1"))
+    lines = [r.getMessage() for r in caplog.records if r.name == "maka.auth"]
+    assert lines == [
+        "refused session s1 for bob: NOT_FOUND (not its owner)",
+        "refused a start in session s1 for alice: PERMISSION_DENIED",
+    ]
