@@ -20,8 +20,8 @@ from kernel_service.core import (
     StopMode,
     StoredMessage,
     TurnRecord,
+    owner_of,
 )
-from kernel_service.core.access import owner_of
 
 SESSION_STATUS: Final[Mapping[str, int]] = {
     "active": pb.SESSION_STATUS_ACTIVE,

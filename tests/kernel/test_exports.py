@@ -23,7 +23,7 @@ EXPECTED = {
     "StopMode", "StopOutcome", "StopReason", "StoreClosedError", "SweepReport", "TurnInbox",
     "TurnNotStartedError", "TurnRecord", "TurnStream", "UserQuestionResponse",
     "combine_failures", "contains_failure",
-    "AlreadyExistsError", "MessageQueueFullError", "OutOfRangeError",
+    "AlreadyExistsError", "MessageQueueFullError", "OutOfRangeError", "owner_of",
 }  # fmt: skip
 
 
