@@ -1,7 +1,8 @@
 """The runtime kernel: the one façade the API layer talks to.
 
-:class:`RuntimeKernel` checks each request's arguments and hands it to the part that owns the
-rule: admission (:mod:`.turns.admission`), the run lifecycle (:mod:`.turns.runner`), stops
+:class:`RuntimeKernel` checks each request's arguments, looks the session up for the calling
+principal (:mod:`.access`: another principal's session does not exist for it) and hands the
+request to the part that owns the rule: admission (:mod:`.turns.admission`), the run lifecycle (:mod:`.turns.runner`), stops
 (:mod:`.turns.stop`), drain (:mod:`.turns.drain`), the session table (:mod:`.sessions`) and the
 log's readers (:mod:`.log`). It builds those parts once, on frozen dependencies
 (:class:`~kernel_service.core.deps.KernelDeps`).
@@ -340,7 +341,8 @@ class RuntimeKernel:
         mode: StopMode = "immediate",
         turn_id: str = "",
     ) -> asyncio.Future[StopOutcome]:
-        """Stop the session's turn; the stop is claimed at the call, the future reports it.
+        """Stop the session's turn; the stop is claimed at the call (for a caller who does not
+        see every session, once the session is looked up), the future reports it.
 
         Concurrent and repeated stops of one run share one operation (and one error object);
         a turn still being reserved is prevented from ever sending. With nothing running the

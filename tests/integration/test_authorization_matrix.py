@@ -603,3 +603,49 @@ async def test_a_denied_command_cannot_be_run_on_the_resource_service_directly(
             assert (code, reason) == (expected, expected.name), f"{name} as {who}"
     assert not marker.exists()
     assert snapshot(env.data) == before
+
+
+async def test_standalone_runs_belong_to_the_principal_that_names_the_session_first(
+    tmp_path: Path,
+) -> None:
+    tokens = tmp_path / "tokens.json"
+    write_token_file(tokens)
+    common = CommonConfig(
+        service="resource",
+        listen="127.0.0.1:0",
+        data_dir=tmp_path / "resource-data",
+        log_level="info",
+        shutdown_grace=2.0,
+        token_file=tokens,
+    )
+    config = ResourceConfig(common=common, shell=E2E_CONFIG, standalone=True)
+    resource = await serve_in_process(common, ResourceService(config))
+    channel = auth.bare_aio_channel(resource.address)
+    try:
+        run = resource_rpc("RunForeground")
+        request = rpb.RunForegroundRequest(session_id="alices", command="echo mine")
+        code, first, _ = await invoke(channel, run, request, as_principal("alice"))
+        assert code == S.OK and first.WhichOneof("event") is not None
+        before = snapshot(tmp_path)
+        for name, req in (
+            ("RunForeground", request),
+            ("ListRuns", rpb.ListRunsRequest(session_id="alices")),
+            ("WatchRuns", rpb.WatchRunsRequest(session_id="alices")),
+        ):
+            code, _, reason = await invoke(channel, resource_rpc(name), req, as_principal("bob"))
+            assert (code, reason) == (S.NOT_FOUND, "NOT_FOUND"), name
+        assert snapshot(tmp_path) == before
+        code, listed, _ = await invoke(
+            channel, resource_rpc("ListRuns"), rpb.ListRunsRequest(), as_principal("bob")
+        )
+        assert code == S.OK and list(listed.runs) == []
+        code, listed, _ = await invoke(
+            channel,
+            resource_rpc("ListRuns"),
+            rpb.ListRunsRequest(session_id="alices"),
+            as_principal("alice"),
+        )
+        assert code == S.OK and [r.session_id for r in listed.runs] == ["alices"]
+    finally:
+        await channel.close()
+        await resource.stop()
