@@ -7,6 +7,10 @@ whether they are archived. The kernel owns sessions and registers them
 mode only registered, unarchived sessions are admitted; in standalone mode any well-formed session
 id is admitted as well, while registered and archived entries still apply.
 :class:`StandaloneSessionDirectory` is the same directory kept in memory only.
+
+Whether the *calling principal* may reach a session is decided in the same lookup
+(:meth:`SessionAdmissionGate.check`, by the rule of :mod:`.access`): every operation passes it,
+so a session another principal owns is ``NOT_FOUND`` everywhere.
 """
 
 from __future__ import annotations
