@@ -6,6 +6,7 @@ the domain core with real processes and SQLite."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,7 +192,9 @@ async def test_a_registration_from_before_owners_is_the_local_principals(
     kernel_mode: Opened, tmp_path: Path
 ) -> None:
     # As an older host stored it: a sessions row without an owner row.
-    await kernel_mode.host.register_session("old", cwd=str(tmp_path))
+    await kernel_mode.host.register_session("old", cwd=str(tmp_path), owner="alice")
+    with sqlite3.connect(kernel_mode.store.path) as older:
+        older.execute("DELETE FROM session_owners WHERE session_id = 'old'")
     reopened = await SessionRegistry.open(kernel_mode.store, standalone=False)
     old = reopened.known()["old"]
     assert (old.owner, old.origin) == ("", "kernel")
