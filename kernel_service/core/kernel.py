@@ -2,10 +2,10 @@
 
 :class:`RuntimeKernel` checks each request's arguments, looks the session up for the calling
 principal (:mod:`.access`: another principal's session does not exist for it) and hands the
-request to the part that owns the rule: admission (:mod:`.turns.admission`), the run lifecycle (:mod:`.turns.runner`), stops
-(:mod:`.turns.stop`), drain (:mod:`.turns.drain`), the session table (:mod:`.sessions`) and the
-log's readers (:mod:`.log`). It builds those parts once, on frozen dependencies
-(:class:`~kernel_service.core.deps.KernelDeps`).
+request to the part that owns the rule: admission (:mod:`.turns.admission`), the run lifecycle
+(:mod:`.turns.runner`), stops (:mod:`.turns.stop`), drain (:mod:`.turns.drain`), the session
+table (:mod:`.sessions`) and the log's readers (:mod:`.log`). It builds those parts once, on
+frozen dependencies (:class:`~kernel_service.core.deps.KernelDeps`).
 """
 
 from __future__ import annotations
