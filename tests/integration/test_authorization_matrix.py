@@ -586,7 +586,7 @@ async def test_a_denied_command_cannot_be_run_on_the_resource_service_directly(
     denied = await turn_answering(env, session_id, f"touch {marker}", kpb.SANDBOX_DECISION_DENY)
     assert any(e.WhichOneof("event") == "sandbox_boundary_request" for e in denied)
     assert not marker.exists()
-    before = snapshot(env.data)
+    before = snapshot(env.data / "resource-data")
     for name, request in (
         (
             "RunForeground",
@@ -602,7 +602,7 @@ async def test_a_denied_command_cannot_be_run_on_the_resource_service_directly(
             code, _, reason = await invoke(env.resource_channel, method, request, as_principal(who))
             assert (code, reason) == (expected, expected.name), f"{name} as {who}"
     assert not marker.exists()
-    assert snapshot(env.data) == before
+    assert snapshot(env.data / "resource-data") == before  # no run was recorded
 
 
 async def test_standalone_runs_belong_to_the_principal_that_names_the_session_first(
@@ -624,8 +624,14 @@ async def test_standalone_runs_belong_to_the_principal_that_names_the_session_fi
     try:
         run = resource_rpc("RunForeground")
         request = rpb.RunForegroundRequest(session_id="alices", command="echo mine")
-        code, first, _ = await invoke(channel, run, request, as_principal("alice"))
-        assert code == S.OK and first.WhichOneof("event") is not None
+        # Read to its end: the run has ended and its final state is stored before the snapshot.
+        call: Any = channel.unary_stream(
+            path_of(run),
+            request_serializer=rpb.RunForegroundRequest.SerializeToString,
+            response_deserializer=rpb.RunForegroundResponse.FromString,
+        )(request, metadata=as_principal("alice"), timeout=20)
+        responses = [response async for response in call]
+        assert responses[-1].WhichOneof("event") == "result"
         before = snapshot(tmp_path)
         for name, req in (
             ("RunForeground", request),
