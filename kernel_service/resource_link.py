@@ -116,7 +116,7 @@ class ResourceLink:
                 tls=credential.tls,
             ),
         )
-        self._registered: dict[str, str] = {}
+        self._registered: dict[str, tuple[str, str]] = {}
         self._pending_archives: dict[str, bool] = {}
 
     @property
@@ -162,12 +162,12 @@ class ResourceLink:
         try:
             if self._pending_archives:
                 await self._flush_archives()
-            if self._registered.get(header.id) == header.cwd:
+            if self._registered.get(header.id) == (header.cwd, header.owner):
                 return
-            await self._client.register_session(header.id, cwd=header.cwd)
+            await self._client.register_session(header.id, cwd=header.cwd, owner=header.owner)
         except errors.MakaError as error:
             raise self._failure(error, f"registering session {header.id}") from error
-        self._registered[header.id] = header.cwd
+        self._registered[header.id] = (header.cwd, header.owner)
 
     async def archive_session(self, session_id: str, *, deleted: bool = False) -> list[RunInfo]:
         self._registered.pop(session_id, None)

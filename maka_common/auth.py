@@ -61,6 +61,7 @@ from maka_common.principal import (
     ADMIN,
     CLIENT,
     KERNEL,
+    LOCAL,
     OPERATOR,
     ROLES,
     Principal,
@@ -78,7 +79,7 @@ PERMISSION_DENIED = reason_name(errors_pb2.ERROR_REASON_PERMISSION_DENIED)
 
 CREDENTIALS_DIR = "credentials"
 LOCAL_TOKEN_NAME = "local.token"
-LOCAL_PRINCIPAL = Principal("local", frozenset(ROLES))
+LOCAL_PRINCIPAL = Principal(LOCAL, frozenset(ROLES))
 
 OPEN_PREFIXES = ("/grpc.health.v1.Health/",)
 #: Methods only some roles may ever call, decided here because no session is involved.

@@ -8,9 +8,11 @@ principal available through :func:`current_principal`.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-#: May do everything, and (part 2 of the authorization work) see every session.
+#: May do everything, and sees every session and run (whoever owns them).
 ADMIN = "admin"
 #: May shut a service down.
 OPERATOR = "operator"
@@ -19,6 +21,9 @@ KERNEL = "kernel"
 #: An ordinary client: sessions, turns, runs.
 CLIENT = "client"
 ROLES = frozenset({ADMIN, OPERATOR, KERNEL, CLIENT})
+#: The principal of the local credential. It owns what the local user creates, and every
+#: session and run recorded before ownership was (an empty owner on record means ``local``).
+LOCAL = "local"
 
 
 @dataclass(frozen=True)
@@ -44,3 +49,20 @@ def current_principal() -> Principal | None:
 
 def set_current_principal(principal: Principal | None) -> contextvars.Token[Principal | None]:
     return _current.set(principal)
+
+
+@contextmanager
+def acting_as(principal: Principal | None) -> Iterator[None]:
+    """Run the block as *principal* (what the servicer boundary does for each call; core tests
+    use it to call a core as a given principal)."""
+    token = _current.set(principal)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def owner_id(recorded: str) -> str:
+    """The owner of a session or run whose record says *recorded* (empty: from before
+    ownership was recorded, so the local principal's)."""
+    return recorded or LOCAL

@@ -20,6 +20,7 @@ from kernel_service.core import (
     StopMode,
     StoredMessage,
     TurnRecord,
+    owner_of,
 )
 
 SESSION_STATUS: Final[Mapping[str, int]] = {
@@ -122,6 +123,7 @@ def session_to_proto(header: SessionHeader) -> pb.Session:
         permission_mode=PERMISSION_MODE[header.permission_mode],  # type: ignore[arg-type]
         schema_version=header.schema_version,
         backend_options=dict(header.backend_options),
+        owner=owner_of(header),
     )
 
 

@@ -7,6 +7,7 @@ failure description: ``StoredMessage``, ``HostShutdownReport``, ``describe``), r
 explicitly (``import X as X``).
 """
 
+from kernel_service.core.access import owner_of
 from kernel_service.core.backend import (
     AgentBackend,
     BackendRegistry,
@@ -137,4 +138,5 @@ __all__ = [
     "UserQuestionResponse",
     "combine_failures",
     "contains_failure",
+    "owner_of",
 ]

@@ -7,6 +7,8 @@ Every part (admission, runner, stops, drain, the façade) receives the same froz
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -15,6 +17,16 @@ from kernel_service.core.backend import BackendRegistry
 from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.store import SessionStore
 from maka_common.aio import TaskOwner
+
+
+def default_now() -> int:
+    """Milliseconds since the epoch."""
+    return time.time_ns() // 1_000_000
+
+
+def default_new_id() -> str:
+    return uuid.uuid4().hex
+
 
 T = TypeVar("T")
 

@@ -1,10 +1,11 @@
 """The runtime kernel: the one façade the API layer talks to.
 
-:class:`RuntimeKernel` checks each request's arguments and hands it to the part that owns the
-rule: admission (:mod:`.turns.admission`), the run lifecycle (:mod:`.turns.runner`), stops
-(:mod:`.turns.stop`), drain (:mod:`.turns.drain`), the session table (:mod:`.sessions`) and the
-log's readers (:mod:`.log`). It builds those parts once, on frozen dependencies
-(:class:`~kernel_service.core.deps.KernelDeps`).
+:class:`RuntimeKernel` checks each request's arguments, looks the session up for the calling
+principal (:mod:`.access`: another principal's session does not exist for it) and hands the
+request to the part that owns the rule: admission (:mod:`.turns.admission`), the run lifecycle
+(:mod:`.turns.runner`), stops (:mod:`.turns.stop`), drain (:mod:`.turns.drain`), the session
+table (:mod:`.sessions`) and the log's readers (:mod:`.log`). It builds those parts once, on
+frozen dependencies (:class:`~kernel_service.core.deps.KernelDeps`).
 """
 
 from __future__ import annotations
@@ -12,12 +13,17 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import time
-import uuid
 from collections.abc import Callable, Sequence
 
+from kernel_service.core.access import SessionAccess, creator, listed_owners
 from kernel_service.core.backend import STOP_MODES, BackendRegistry, QueuedMessage, StopMode
-from kernel_service.core.deps import BackendActivation, KernelDeps, run_directly
+from kernel_service.core.deps import (
+    BackendActivation,
+    KernelDeps,
+    default_new_id,
+    default_now,
+    run_directly,
+)
 from kernel_service.core.errors import (
     HostDrainingError,
     InvalidRequestError,
@@ -27,8 +33,7 @@ from kernel_service.core.errors import (
     describe,
 )
 from kernel_service.core.interactions.answers import TurnInteractions
-from kernel_service.core.interactions.authority import HostedInteractionAuthority
-from kernel_service.core.interactions.listing import interaction_page
+from kernel_service.core.interactions.listing import interactions_of
 from kernel_service.core.interactions.owners import InteractionAuthority, MessageAuthority
 from kernel_service.core.log.events import StoredMessage, SystemNote
 from kernel_service.core.log.session_log import SessionWatch
@@ -47,11 +52,12 @@ from kernel_service.core.sessions import (
     SessionUpdate,
     build_header,
     patch_for,
+    turn_page,
 )
 from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionPage, InteractionRecord, SessionStore
 from kernel_service.core.tools import ToolHost, ToolSessionAction, tell_tool_host
-from kernel_service.core.turns.admission import TurnAdmission, remember_early_stop
+from kernel_service.core.turns.admission import Opening, TurnAdmission
 from kernel_service.core.turns.drain import DrainReport, DrainRung, KernelDrain
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.run import Run, StopOutcome
@@ -60,22 +66,17 @@ from kernel_service.core.turns.stop import StopCoordinator
 from kernel_service.core.turns.turn_ends import PendingTurnEnds
 from kernel_service.core.validation import (
     KernelLimits,
+    check_cursor,
     check_id,
     check_length,
+    check_limit,
     check_source,
     check_text,
 )
 from maka_common.aio import TaskOwner
+from maka_common.principal import current_principal
 
 log = logging.getLogger("kernel_service.core")
-
-
-def _default_now() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def _default_new_id() -> str:
-    return uuid.uuid4().hex
 
 
 class RuntimeKernel:
@@ -104,14 +105,15 @@ class RuntimeKernel:
             backends=backends,
             interaction_authority=interaction_authority,
             message_authority=message_authority,
-            new_id=new_id or _default_new_id,
-            now=now or _default_now,
+            new_id=new_id or default_new_id,
+            now=now or default_now,
             run_backend_activation=run_backend_activation or run_directly,
             tasks=TaskOwner(),
             max_event_bytes=self.limits.max_event_bytes,
         )
         self._deps = deps
         self._sessions = SessionTable(deps)
+        self._access = SessionAccess(store)
         turn_ends = PendingTurnEnds(
             append=self._sessions.append,
             update_header=store.update_header,
@@ -168,7 +170,8 @@ class RuntimeKernel:
     async def create_session(self, spec: NewSession) -> SessionHeader:
         session_id = spec.session_id or self._deps.new_id()
         check_id("session_id", session_id)
-        header = build_header(spec, session_id, self._deps.now(), self._deps.backends)
+        owner = creator(current_principal())
+        header = build_header(spec, session_id, self._deps.now(), self._deps.backends, owner)
         if self._drain.draining:
             raise HostDrainingError("sessions")
         created = await self._deps.store.create(header)
@@ -184,7 +187,7 @@ class RuntimeKernel:
 
     async def get_session(self, session_id: str) -> SessionHeader:
         check_id("session_id", session_id)
-        return await self._deps.store.read_header(session_id)
+        return await self._access.header(session_id)
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
         if not 1 <= query.page_size <= self.limits.max_page_size:
@@ -195,12 +198,16 @@ class RuntimeKernel:
         if query.label is not None:
             check_length("label", query.label)
         return await self._deps.store.list_sessions(
-            dataclasses.replace(query, max_bytes=self.limits.max_response_bytes)
+            dataclasses.replace(
+                query,
+                max_bytes=self.limits.max_response_bytes,
+                owners=listed_owners(current_principal()),
+            )
         )
 
     async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
         check_id("session_id", session_id)
-        header = await self._deps.store.read_header(session_id)
+        header = await self._access.header(session_id)
         patch = patch_for(update, self._deps.now(), header)
         if update.archived and not header.is_archived:
             # Archiving a session stops what runs in it first.
@@ -225,6 +232,7 @@ class RuntimeKernel:
 
     async def delete_session(self, session_id: str) -> None:
         check_id("session_id", session_id)
+        await self._access.check(session_id)
         runtime = self._sessions.get(session_id)
         if runtime is not None and runtime.active_run is not None:
             raise SessionBusyError(session_id, runtime.active_run.turn_id)
@@ -248,12 +256,9 @@ class RuntimeKernel:
         self, session_id: str, *, after_seq: int = 0, limit: int | None = None
     ) -> list[StoredMessage]:
         check_id("session_id", session_id)
-        if after_seq < 0:
-            raise InvalidRequestError("after_seq", "must not be negative")
-        if limit is not None and not 1 <= limit <= self.limits.max_read_batch:
-            raise InvalidRequestError(
-                "limit", f"must be between 1 and {self.limits.max_read_batch}"
-            )
+        check_cursor("after_seq", after_seq)
+        check_limit(limit, self.limits.max_read_batch)
+        await self._access.check(session_id)
         entries = await self._deps.store.read_messages(session_id, after_seq=after_seq, limit=limit)
         if not entries:
             await self._check_in_log(session_id, after_seq)
@@ -278,19 +283,12 @@ class RuntimeKernel:
         """The session's turns in order, those that started after log entry *after_seq*,
         at most *limit* (default and at most ``max_read_batch``) and ``max_response_bytes``."""
         check_id("session_id", session_id)
-        if after_seq < 0:
-            raise InvalidRequestError("after_seq", "must not be negative")
-        if limit is not None and not 1 <= limit <= self.limits.max_read_batch:
-            raise InvalidRequestError(
-                "limit", f"must be between 1 and {self.limits.max_read_batch}"
-            )
+        check_cursor("after_seq", after_seq)
+        check_limit(limit, self.limits.max_read_batch)
+        await self._access.check(session_id)
+        turns = await self._deps.store.list_turns(session_id)
         count = limit or self.limits.max_read_batch
-        turns = [
-            t for t in await self._deps.store.list_turns(session_id) if t.first_seq > after_seq
-        ]
-        page = fitting(turns[:count], self.limits.max_response_bytes)
-        more = len(turns) > len(page)
-        return TurnPage(turns=tuple(page), next_after_seq=page[-1].first_seq if more else 0)
+        return turn_page(turns, after_seq, count, self.limits.max_response_bytes)
 
     async def watch_session(self, session_id: str, *, after_seq: int = 0) -> SessionWatch:
         """Replay the log after *after_seq*, then follow it live (see :class:`SessionWatch`).
@@ -298,9 +296,8 @@ class RuntimeKernel:
         A cursor beyond the end of the log is :class:`OutOfRangeError`; the watch ends with
         :class:`NotFoundError` if the session is deleted while it runs."""
         check_id("session_id", session_id)
-        if after_seq < 0:
-            raise InvalidRequestError("after_seq", "must not be negative")
-        await self._deps.store.read_header(session_id)
+        check_cursor("after_seq", after_seq)
+        await self._access.header(session_id)
         await self._check_in_log(session_id, after_seq)
         return SessionWatch(self._sessions.session(session_id).log, after_seq)
 
@@ -328,12 +325,14 @@ class RuntimeKernel:
             session_id,
             turn_id,
             text,
-            open_turn=lambda: self._admission.open(
-                session_id, final_turn_id, text, launch=self._runner.launch
-            ),
+            open_turn=lambda: self._open_turn(session_id, final_turn_id, text),
             stop_abandoned=self._stop_abandoned,
             report_not_started=report_not_started,
         )
+
+    async def _open_turn(self, session_id: str, turn_id: str, text: str) -> Opening:
+        await self._access.check(session_id)
+        return await self._admission.open(session_id, turn_id, text, launch=self._runner.launch)
 
     def _stop_abandoned(self, run: Run, source: str) -> asyncio.Future[StopOutcome]:
         return self._stops.claim(run, source, "immediate", escalate=False)
@@ -346,7 +345,8 @@ class RuntimeKernel:
         mode: StopMode = "immediate",
         turn_id: str = "",
     ) -> asyncio.Future[StopOutcome]:
-        """Stop the session's turn; the stop is claimed at the call, the future reports it.
+        """Stop the session's turn; the stop is claimed at the call (for a caller who does not
+        see every session, once the session is looked up), the future reports it.
 
         Concurrent and repeated stops of one run share one operation (and one error object);
         a turn still being reserved is prevented from ever sending. With nothing running the
@@ -360,36 +360,35 @@ class RuntimeKernel:
             check_id("turn_id", turn_id)
         if mode not in STOP_MODES:
             raise InvalidRequestError("mode", f"must be one of {', '.join(STOP_MODES)}")
+        if self._access.checked():
+            return self._deps.tasks.spawn(
+                self._stop_checked(session_id, source, mode, turn_id), name="stop"
+            )
+        return self._stop_now(session_id, source, mode, turn_id)
+
+    async def _stop_checked(
+        self, session_id: str, source: str, mode: StopMode, turn_id: str
+    ) -> StopOutcome:
+        await self._access.header(session_id)
+        return await self._stop_now(session_id, source, mode, turn_id)
+
+    def _stop_now(
+        self, session_id: str, source: str, mode: StopMode, turn_id: str
+    ) -> asyncio.Future[StopOutcome]:
         runtime = self._sessions.get(session_id)
         run = runtime.active_run if runtime is not None else None
         if turn_id and (run is None or run.turn_id != turn_id):
-            return self._deps.tasks.spawn(
-                self._stop_early(session_id, turn_id, source, mode), name="stop"
+            early = self._stops.stop_early(
+                session_id, turn_id, source, mode, self.limits.max_early_stops
             )
+            return self._deps.tasks.spawn(early, name="stop")
         if runtime is not None:
             runtime.stop_epoch += 1
         if run is None:
-            return self._deps.tasks.spawn(self._stop_idle(session_id, source, mode), name="stop")
+            return self._deps.tasks.spawn(
+                self._stops.stop_idle(session_id, source, mode), name="stop"
+            )
         return self._stops.claim(run, source, mode)
-
-    async def _stop_early(
-        self, session_id: str, turn_id: str, source: str, mode: StopMode
-    ) -> StopOutcome:
-        store = self._deps.store
-        await store.read_header(session_id)
-        recorded = await store.get_turn(session_id, turn_id)
-        runtime = self._sessions.session(session_id)
-        run = runtime.active_run
-        if run is not None and run.turn_id == turn_id:
-            return await self._stops.claim(run, source, mode)
-        if recorded is not None:
-            return StopOutcome(session_id=session_id, source=source, mode=mode)
-        remember_early_stop(runtime, turn_id, source, mode, self.limits.max_early_stops)
-        return StopOutcome(session_id=session_id, turn_id=turn_id, source=source, mode=mode)
-
-    async def _stop_idle(self, session_id: str, source: str, mode: StopMode) -> StopOutcome:
-        await self._deps.store.read_header(session_id)
-        return StopOutcome(session_id=session_id, source=source, mode=mode)
 
     # -- interactions --------------------------------------------------------------------------
 
@@ -405,19 +404,15 @@ class RuntimeKernel:
         pending), at most *limit* (default and at most ``max_read_batch``) and
         ``max_response_bytes`` a page; a page cut short carries a ``next_page_token``."""
         check_id("session_id", session_id)
-        if limit is not None and not 1 <= limit <= self.limits.max_read_batch:
-            raise InvalidRequestError(
-                "limit", f"must be between 1 and {self.limits.max_read_batch}"
-            )
+        check_limit(limit, self.limits.max_read_batch)
         check_length("page_token", page_token)
         if page_token:
             decode_page_token(page_token, kind="interactions")  # a bad token: before any read
-        await self._deps.store.read_header(session_id)
-        authority = self._deps.interaction_authority
-        if not isinstance(authority, HostedInteractionAuthority):
-            return InteractionPage(interactions=())
-        return interaction_page(
-            await authority.store.list_interactions(session_id, pending_only=pending_only),
+        await self._access.header(session_id)
+        return await interactions_of(
+            self._deps.interaction_authority,
+            session_id,
+            pending_only=pending_only,
             page_token=page_token,
             limit=limit or self.limits.max_read_batch,
             max_bytes=self.limits.max_response_bytes,
@@ -427,6 +422,7 @@ class RuntimeKernel:
         self, session_id: str, request_id: str, decision: str, *, reason: str = ""
     ) -> InteractionRecord:
         """Answer a pending sandbox-boundary request through the hosted authority (once)."""
+        await self._access.check(session_id)
         return await self._interactions.answer_sandbox_boundary(
             session_id, request_id, decision, reason=reason
         )
@@ -435,16 +431,19 @@ class RuntimeKernel:
         self, session_id: str, request_id: str, answers: Sequence[str]
     ) -> InteractionRecord:
         """Answer a pending user question through the hosted authority (once)."""
+        await self._access.check(session_id)
         return await self._interactions.answer_user_question(session_id, request_id, answers)
 
     async def respond_to_user_question(
         self, session_id: str, request_id: str, answers: Sequence[str]
     ) -> None:
         """The legacy direct responder (only without a hosted authority, see TurnInteractions)."""
+        await self._access.check(session_id)
         await self._interactions.respond_to_user_question(session_id, request_id, answers)
 
     async def send_message(self, session_id: str, text: str, *, turn_id: str = "") -> QueuedMessage:
         """Queue *text* for the running turn; its backend pulls it at its next step."""
+        await self._access.check(session_id)
         return await self._interactions.send_message(session_id, text, turn_id=turn_id)
 
     def pending_messages(self) -> tuple[int, int]:

@@ -46,6 +46,9 @@ class SessionHeader:
     permission_mode: PermissionMode = "ask"
     schema_version: int = SCHEMA_VERSION
     backend_options: Mapping[str, str] = field(default_factory=dict)
+    #: The principal that created the session (empty: created before owners were recorded, or
+    #: by the kernel itself; such a session belongs to the local principal). Never changes.
+    owner: str = ""
 
 
 class HeaderPatch(TypedDict, total=False):
@@ -88,6 +91,8 @@ class SessionQuery:
 
     archived: bool | None = None
     label: str | None = None
+    #: Only sessions whose recorded owner is one of these (``None``: every owner).
+    owners: tuple[str, ...] | None = None
     page_size: int = 50
     page_token: str = ""
     #: The page holds at most this many bytes (see :func:`~kernel_service.core.sizes.fitting`),

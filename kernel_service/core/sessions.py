@@ -23,7 +23,10 @@ from kernel_service.core.session import (
     HeaderPatch,
     PermissionMode,
     SessionHeader,
+    TurnPage,
+    TurnRecord,
 )
+from kernel_service.core.sizes import fitting
 from kernel_service.core.turns.generation import Generation
 from kernel_service.core.turns.quarantine import block
 from kernel_service.core.turns.run import Run, UnconfirmedRun
@@ -250,7 +253,7 @@ def _check_backend(kind: str, backends: BackendRegistry) -> str:
 
 
 def build_header(
-    spec: NewSession, session_id: str, now: int, backends: BackendRegistry
+    spec: NewSession, session_id: str, now: int, backends: BackendRegistry, owner: str = ""
 ) -> SessionHeader:
     workspace_root = _check_workspace_root(spec.workspace_root)
     cwd = _check_cwd(spec.cwd, workspace_root) if spec.cwd else workspace_root
@@ -274,6 +277,7 @@ def build_header(
         model=_check_model(spec.model),
         permission_mode=_check_mode(spec.permission_mode),
         backend_options=check_backend_options(spec.backend_options),
+        owner=owner,
     )
 
 
@@ -298,3 +302,11 @@ def patch_for(update: SessionUpdate, now: int, header: SessionHeader) -> HeaderP
     if update.cwd is not None:
         patch["cwd"] = _check_cwd(update.cwd, header.workspace_root)
     return patch
+
+
+def turn_page(turns: Sequence[TurnRecord], after_seq: int, count: int, max_bytes: int) -> TurnPage:
+    """The turns that started after log entry *after_seq*, at most *count* and *max_bytes*."""
+    later = [t for t in turns if t.first_seq > after_seq]
+    page = fitting(later[:count], max_bytes)
+    more = len(later) > len(page)
+    return TurnPage(turns=tuple(page), next_after_seq=page[-1].first_seq if more else 0)

@@ -103,6 +103,17 @@ def check_id(field: str, value: str) -> None:
         )
 
 
+def check_limit(limit: int | None, maximum: int, field: str = "limit") -> None:
+    """An optional page size: ``None`` (the default) or 1 to *maximum*."""
+    if limit is not None and not 1 <= limit <= maximum:
+        raise InvalidRequestError(field, f"must be between 1 and {maximum}")
+
+
+def check_cursor(field: str, value: int) -> None:
+    if value < 0:
+        raise InvalidRequestError(field, "must not be negative")
+
+
 def check_source(source: str) -> None:
     check_length("source", source)
     if not _SOURCE.fullmatch(source):

@@ -70,6 +70,8 @@ class MemorySessionStore(HeaderShortcuts):
             headers = [h for h in headers if h.is_archived == query.archived]
         if query.label is not None:
             headers = [h for h in headers if query.label in h.labels]
+        if query.owners is not None:
+            headers = [h for h in headers if h.owner in query.owners]
         page = fitting(headers[: query.page_size], query.max_bytes)
         more = len(headers) > len(page)
         token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""

@@ -182,6 +182,10 @@ class SqliteSessionStore(HeaderShortcuts):
         if query.label is not None:
             clauses.append("EXISTS (SELECT 1 FROM json_each(sessions.labels) WHERE value = ?)")
             params.append(query.label)
+        if query.owners is not None:
+            marks = ", ".join("?" for _ in query.owners)
+            clauses.append(f"COALESCE(json_extract(header, '$.owner'), '') IN ({marks})")
+            params += list(query.owners)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         sql = f"SELECT header FROM sessions {where} ORDER BY created_at DESC, id DESC LIMIT ?"
         params.append(query.page_size + 1)

@@ -227,7 +227,9 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     async def RegisterSession(
         self, request: pb.RegisterSessionRequest, context: _Context
     ) -> pb.RegisterSessionResponse:
-        changed = await self._resources.register_session(request.session_id, cwd=request.cwd)
+        changed = await self._resources.register_session(
+            request.session_id, cwd=request.cwd, owner=request.owner
+        )
         return pb.RegisterSessionResponse(changed=changed)
 
     @unary()

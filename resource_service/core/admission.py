@@ -7,19 +7,25 @@ whether they are archived. The kernel owns sessions and registers them
 mode only registered, unarchived sessions are admitted; in standalone mode any well-formed session
 id is admitted as well, while registered and archived entries still apply.
 :class:`StandaloneSessionDirectory` is the same directory kept in memory only.
+
+Whether the *calling principal* may reach a session is decided in the same lookup
+(:meth:`SessionAdmissionGate.check`, by the rule of :mod:`.access`): every operation passes it,
+so a session another principal owns is ``NOT_FOUND`` everywhere.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
+from resource_service.core.access import audit_hidden, caller_view
 from resource_service.core.errors import NotFoundError, SessionArchivedError
-from resource_service.core.requests import check_session_cwd, check_session_id
+from resource_service.core.requests import check_length, check_session_cwd, check_session_id
 from resource_service.core.store import SessionStore
 
 __all__ = [
@@ -29,6 +35,9 @@ __all__ = [
     "SessionRegistry",
     "StandaloneSessionDirectory",
 ]
+
+
+Origin = Literal["kernel", "claimed", "unclaimed"]
 
 
 def _now_ms() -> int:
@@ -45,6 +54,12 @@ class SessionInfo:
     deleted: bool = False
     #: When the entry last changed (ms since the epoch; 0 for an entry nobody registered).
     updated_at: int = 0
+    #: The principal that owns the session (empty: the local principal), see :mod:`.access`.
+    owner: str = ""
+    #: ``kernel``: registered by the kernel (its owner may not start runs in it); ``claimed``:
+    #: a standalone session its owner claimed by naming it first; ``unclaimed``: a standalone
+    #: session nobody has named yet (never stored).
+    origin: Origin = "kernel"
 
 
 class SessionDirectory(Protocol):
@@ -59,9 +74,17 @@ class SessionDirectory(Protocol):
         """The session, or ``None`` if it does not exist."""
         ...
 
-    async def register_session(self, session_id: str, *, cwd: str | None = None) -> bool:
-        """Record that the session exists, active, with *cwd*; lifts an archive (and a delete).
-        Returns whether anything changed; an unchanged registration stores nothing."""
+    async def register_session(
+        self, session_id: str, *, cwd: str | None = None, owner: str = ""
+    ) -> bool:
+        """Record that the session exists, active, with *cwd*, owned by *owner*; lifts an
+        archive (and a delete). Returns whether anything changed; an unchanged registration
+        stores nothing."""
+        ...
+
+    async def claim_session(self, session_id: str, owner: str) -> bool:
+        """Record that *owner* owns the standalone session, unless it is known already.
+        Returns whether anything changed."""
         ...
 
     async def archive_session(self, session_id: str, *, deleted: bool = False) -> bool:
@@ -71,15 +94,29 @@ class SessionDirectory(Protocol):
 
 
 def _registered(
-    current: SessionInfo | None, session_id: str, cwd: str | None
+    current: SessionInfo | None, session_id: str, cwd: str | None, owner: str = ""
 ) -> SessionInfo | None:
     """The entry a registration leads to, or ``None`` if it changes nothing."""
     check_session_id(session_id)
     check_session_cwd(cwd or "")
+    check_length("owner", owner)
     cwd = cwd or None
-    if current is not None and current.cwd == cwd and not current.archived:
+    if (
+        current is not None
+        and current.cwd == cwd
+        and not current.archived
+        and (current.owner, current.origin) == (owner, "kernel")
+    ):
         return None
-    return SessionInfo(session_id, archived=False, cwd=cwd, deleted=False)
+    return SessionInfo(session_id, archived=False, cwd=cwd, deleted=False, owner=owner)
+
+
+def _claimed(current: SessionInfo | None, session_id: str, owner: str) -> SessionInfo | None:
+    """The entry a standalone claim leads to: only a session nobody knows yet is claimed."""
+    check_session_id(session_id)
+    if current is not None:
+        return None
+    return SessionInfo(session_id, owner=owner, origin="claimed")
 
 
 def _archived(current: SessionInfo | None, session_id: str, deleted: bool) -> SessionInfo | None:
@@ -88,9 +125,11 @@ def _archived(current: SessionInfo | None, session_id: str, deleted: bool) -> Se
     check_session_id(session_id)
     if current is not None and current.archived and (current.deleted or not deleted):
         return None
-    was_deleted = current is not None and current.deleted
-    cwd = current.cwd if current is not None else None
-    return SessionInfo(session_id, archived=True, cwd=cwd, deleted=deleted or was_deleted)
+    if current is None:
+        return SessionInfo(session_id, archived=True, deleted=deleted)
+    return dataclasses.replace(
+        current, archived=True, deleted=deleted or current.deleted, updated_at=0
+    )
 
 
 class SessionRegistry:
@@ -143,11 +182,18 @@ class SessionRegistry:
     async def lookup(self, session_id: str) -> SessionInfo | None:
         info = self._sessions.get(session_id)
         if info is None and self._standalone:
-            return SessionInfo(session_id, cwd=self._default_cwd)
+            return SessionInfo(session_id, cwd=self._default_cwd, origin="unclaimed")
         return info
 
-    async def register_session(self, session_id: str, *, cwd: str | None = None) -> bool:
-        return await self._change(session_id, lambda current: _registered(current, session_id, cwd))
+    async def register_session(
+        self, session_id: str, *, cwd: str | None = None, owner: str = ""
+    ) -> bool:
+        return await self._change(
+            session_id, lambda current: _registered(current, session_id, cwd, owner)
+        )
+
+    async def claim_session(self, session_id: str, owner: str) -> bool:
+        return await self._change(session_id, lambda current: _claimed(current, session_id, owner))
 
     async def archive_session(self, session_id: str, *, deleted: bool = False) -> bool:
         return await self._change(
@@ -164,13 +210,7 @@ class SessionRegistry:
             changed = change(self._sessions.get(session_id))
             if changed is None:
                 return False
-            stored = SessionInfo(
-                changed.session_id,
-                archived=changed.archived,
-                cwd=changed.cwd,
-                deleted=changed.deleted,
-                updated_at=self._now(),
-            )
+            stored = dataclasses.replace(changed, updated_at=self._now())
             await self._store.save_session(stored)
             self._sessions[session_id] = stored
             return True
@@ -192,17 +232,17 @@ class StandaloneSessionDirectory:
     def standalone(self) -> bool:
         return self._admit_unknown
 
-    def register(self, session_id: str, *, cwd: str | None = None) -> SessionInfo:
+    def register(self, session_id: str, *, cwd: str | None = None, owner: str = "") -> SessionInfo:
         check_session_id(session_id)
-        info = SessionInfo(session_id, archived=False, cwd=cwd)
+        info = SessionInfo(session_id, archived=False, cwd=cwd, owner=owner)
         self._sessions[session_id] = info
         return info
 
     def archive(self, session_id: str, *, deleted: bool = False) -> None:
         check_session_id(session_id)
         current = self._sessions.get(session_id) or SessionInfo(session_id, cwd=self._default_cwd)
-        self._sessions[session_id] = SessionInfo(
-            session_id, archived=True, cwd=current.cwd, deleted=deleted or current.deleted
+        self._sessions[session_id] = dataclasses.replace(
+            current, archived=True, deleted=deleted or current.deleted
         )
 
     def forget(self, session_id: str) -> None:
@@ -211,20 +251,24 @@ class StandaloneSessionDirectory:
     async def lookup(self, session_id: str) -> SessionInfo | None:
         info = self._sessions.get(session_id)
         if info is None and self._admit_unknown:
-            return SessionInfo(session_id, cwd=self._default_cwd)
+            return SessionInfo(session_id, cwd=self._default_cwd, origin="unclaimed")
         return info
 
-    async def register_session(self, session_id: str, *, cwd: str | None = None) -> bool:
-        changed = _registered(self._sessions.get(session_id), session_id, cwd)
+    async def register_session(
+        self, session_id: str, *, cwd: str | None = None, owner: str = ""
+    ) -> bool:
+        return self._apply(_registered(self._sessions.get(session_id), session_id, cwd, owner))
+
+    async def claim_session(self, session_id: str, owner: str) -> bool:
+        return self._apply(_claimed(self._sessions.get(session_id), session_id, owner))
+
+    def _apply(self, changed: SessionInfo | None) -> bool:
         if changed is not None:
-            self._sessions[session_id] = changed
+            self._sessions[changed.session_id] = changed
         return changed is not None
 
     async def archive_session(self, session_id: str, *, deleted: bool = False) -> bool:
-        changed = _archived(self._sessions.get(session_id), session_id, deleted)
-        if changed is not None:
-            self._sessions[session_id] = changed
-        return changed is not None
+        return self._apply(_archived(self._sessions.get(session_id), session_id, deleted))
 
 
 class SessionAdmissionGate:
@@ -239,10 +283,23 @@ class SessionAdmissionGate:
         self.directory: SessionDirectory = directory or StandaloneSessionDirectory()
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
-    async def check(self, session_id: str) -> SessionInfo:
-        """Look the session up; :class:`NotFoundError` or :class:`SessionArchivedError`."""
+    async def check(
+        self, session_id: str, *, start: bool = False, claim: bool = True, missing: str = ""
+    ) -> SessionInfo:
+        """Look the session up for the current caller (:mod:`.access`: *start* asks to start a
+        run, *claim* lets a standalone session be claimed); :class:`NotFoundError` (also for a
+        session the caller may not see), :class:`SessionArchivedError` or
+        :class:`~.errors.PermissionDeniedError`. With *missing*, a session that does not exist
+        for the caller is ``NotFoundError(missing)`` on ``ref`` (a run reached by its ref alone
+        never names its session to a caller who may not see it)."""
         check_session_id(session_id)
         info = await self.directory.lookup(session_id)
+        if info is not None:
+            info = await caller_view(self.directory, info, start=start, claim=claim)
+            if info is None and (claim or missing):  # a listing only leaves it out
+                audit_hidden(session_id)
+        if info is None and missing:
+            raise NotFoundError(missing, field="ref")
         if info is None:
             if self.directory.standalone:
                 raise NotFoundError(f"no session {session_id}", field="session_id")
@@ -262,17 +319,18 @@ class SessionAdmissionGate:
         return info
 
     @asynccontextmanager
-    async def hold(self, session_id: str) -> AsyncIterator[SessionInfo]:
+    async def hold(self, session_id: str, *, start: bool = False) -> AsyncIterator[SessionInfo]:
         """Check the session and hold its gate for the duration of the block."""
         async with self._exclusive(session_id):
-            yield await self.check(session_id)
+            yield await self.check(session_id, start=start)
 
-    async def register(self, session_id: str, *, cwd: str | None = None) -> bool:
+    async def register(self, session_id: str, *, cwd: str | None = None, owner: str = "") -> bool:
         """Register the session under its gate; returns whether anything changed."""
         check_session_id(session_id)
         check_session_cwd(cwd or "")
+        check_length("owner", owner)
         async with self._exclusive(session_id):
-            return await self.directory.register_session(session_id, cwd=cwd)
+            return await self.directory.register_session(session_id, cwd=cwd, owner=owner)
 
     @asynccontextmanager
     async def archiving(self, session_id: str, *, deleted: bool = False) -> AsyncIterator[bool]:

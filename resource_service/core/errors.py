@@ -8,6 +8,7 @@ layer maps codes to gRPC status codes and ``ErrorInfo`` reasons in one table.
     │   └── OutOfRangeError                 out_of_range        the caller's: a cursor past the end
     ├── NotFoundError                       not_found           the caller's: no such thing
     ├── SessionArchivedError                session_archived    the caller's: session archived
+    ├── PermissionDeniedError               permission_denied   the caller's: not its to do
     ├── OperationConflictError              operation_conflict  someone's: state forbids it now
     │   └── ShellRunPtyControlClosedError   operation_conflict  the PTY is ending or has ended
     ├── HostDrainingError                   host_draining       nobody's: the host shuts down
@@ -38,6 +39,7 @@ __all__ = [
     "NotFoundError",
     "OperationConflictError",
     "OutOfRangeError",
+    "PermissionDeniedError",
     "PersistenceFailedError",
     "ResourceError",
     "ResourceExhaustedError",
@@ -95,6 +97,13 @@ class SessionArchivedError(ResourceError):
     """The session is archived: it admits no more operations."""
 
     code = "session_archived"
+
+
+class PermissionDeniedError(ResourceError):
+    """The caller may see the session but not do this: a client principal starting a run in
+    a session the kernel registered (see :mod:`.access`)."""
+
+    code = "permission_denied"
 
 
 class OperationConflictError(ResourceError):

@@ -102,7 +102,7 @@ class ResourceHost:
         self._refuse_if_draining()
         request.check(foreground=True)
         with self._internal_failures("run_foreground_bash"):
-            async with self._admission.hold(request.session_id) as session:
+            async with self._admission.hold(request.session_id, start=True) as session:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
                 record = await self._supervisor.start_foreground(request)
@@ -118,7 +118,7 @@ class ResourceHost:
         self._refuse_if_draining()
         request.check(foreground=True)
         with self._internal_failures("stream_foreground_bash"):
-            async with self._admission.hold(request.session_id) as session:
+            async with self._admission.hold(request.session_id, start=True) as session:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
                 record = await self._supervisor.start_foreground(request)
@@ -149,7 +149,7 @@ class ResourceHost:
         self._refuse_if_draining()
         request.check(foreground=False)
         with self._internal_failures("run_background_bash"):
-            async with self._admission.hold(request.session_id) as session:
+            async with self._admission.hold(request.session_id, start=True) as session:
                 self._refuse_if_draining()
                 request = self._with_cwd(request, session)
                 residency = self._acquire_residency()
@@ -208,13 +208,13 @@ class ResourceHost:
             where = f" in session {session_id}" if session_id else ""
             raise NotFoundError(f"no run {ref}{where}", field="ref")
         if not session_id:
-            await self._admission.check(owner)
+            await self._admission.check(owner, claim=False, missing=f"no run {ref}")
         return owner
 
     async def _visible(self, session_id: str) -> bool:
         """Whether runs of *session_id* are listed to a caller who names no session."""
         try:
-            await self._admission.check(session_id)
+            await self._admission.check(session_id, claim=False)
         except (NotFoundError, SessionArchivedError):
             return False
         return True
@@ -285,14 +285,15 @@ class ResourceHost:
         """True when any well-formed session id is admitted (not only registered ones)."""
         return self._admission.directory.standalone
 
-    async def register_session(self, session_id: str, *, cwd: str = "") -> bool:
-        """Record that the session exists (the kernel's word), with *cwd* as its runs' default
-        working directory; lifts an archive or a delete. Returns whether anything changed."""
+    async def register_session(self, session_id: str, *, cwd: str = "", owner: str = "") -> bool:
+        """Record that the session exists (the kernel's word), owned by *owner*, with *cwd* as
+        its runs' default working directory; lifts an archive or a delete. Returns whether
+        anything changed."""
         check_session_id(session_id)
         check_session_cwd(cwd)
         self._refuse_if_draining()
         with self._internal_failures("register_session"):
-            return await self._admission.register(session_id, cwd=cwd or None)
+            return await self._admission.register(session_id, cwd=cwd or None, owner=owner)
 
     async def archive_session(
         self, session_id: str, *, deleted: bool = False

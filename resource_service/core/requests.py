@@ -72,6 +72,7 @@ STRING_LIMITS: Final[Mapping[str, int]] = {
     "source_tool_call_id": _MAX_SOURCE_ID,
     "input": MAX_INPUT_BYTES,  # ControlController, Attach controls
     "page_token": 1024,
+    "owner": 256,  # RegisterSession: the principal that owns the session
 }
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")

@@ -3,8 +3,10 @@ service's SQL over the shared worker (:mod:`maka_common.sqlite`: one thread, one
 transactions, the owner-lease check, the schema version and the error mapping).
 
 It also keeps the session registry (table ``sessions``): the sessions the kernel registered
-or archived. The table is created if missing, so a data directory from before it exists opens
-as it is (same schema version: older hosts ignore the table).
+or archived, and the standalone sessions principals claimed; table ``session_owners`` holds
+each one's owner and origin. Both are created if missing, so a data directory from before
+them opens as it is (same schema version: older hosts ignore the tables; a registration
+without an owner row is the local principal's).
 
 Commits use ``synchronous=FULL`` (an acknowledged state change survives power loss, not only a
 crash). The worker applies calls in the order they were made, which makes ``change_seq``
@@ -59,6 +61,11 @@ CREATE TABLE IF NOT EXISTS sessions (
     archived    INTEGER NOT NULL,
     deleted     INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS session_owners (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions (session_id),
+    owner       TEXT NOT NULL,
+    origin      TEXT NOT NULL
 );
 """
 _ACTIVE: Final = "('starting', 'running')"
@@ -223,8 +230,12 @@ def _update(db: sqlite3.Connection, stored: ShellRunRecord, body: str) -> None:
 
 
 def _load_sessions(db: sqlite3.Connection) -> list[SessionInfo]:
+    # A registration from before owners were recorded has no session_owners row: its owner
+    # is empty (the local principal's) and the kernel registered it.
     rows = db.execute(
-        "SELECT session_id, cwd, archived, deleted, updated_at FROM sessions ORDER BY session_id"
+        "SELECT s.session_id, s.cwd, s.archived, s.deleted, s.updated_at, "
+        "COALESCE(o.owner, ''), COALESCE(o.origin, 'kernel') "
+        "FROM sessions s LEFT JOIN session_owners o USING (session_id) ORDER BY s.session_id"
     )
     return [
         SessionInfo(
@@ -233,8 +244,10 @@ def _load_sessions(db: sqlite3.Connection) -> list[SessionInfo]:
             cwd=cwd or None,
             deleted=bool(deleted),
             updated_at=updated_at,
+            owner=owner,
+            origin="claimed" if origin == "claimed" else "kernel",
         )
-        for session_id, cwd, archived, deleted, updated_at in rows
+        for session_id, cwd, archived, deleted, updated_at, owner, origin in rows
     ]
 
 
@@ -245,4 +258,9 @@ def _save_session(db: sqlite3.Connection, info: SessionInfo) -> None:
         "cwd = excluded.cwd, archived = excluded.archived, "
         "deleted = excluded.deleted, updated_at = excluded.updated_at",
         (info.session_id, info.cwd or "", int(info.archived), int(info.deleted), info.updated_at),
+    )
+    db.execute(
+        "INSERT INTO session_owners (session_id, owner, origin) VALUES (?, ?, ?) "
+        "ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, origin = excluded.origin",
+        (info.session_id, info.owner, info.origin),
     )

@@ -274,8 +274,17 @@ def test_the_local_credential_is_private_and_found_by_the_clients(
             check=False,
         )
 
+    # What the local credential creates is the local principal's, and its clients list it.
+    with auth.bare_channel(kernel.address) as channel:
+        created = kernel_pb2_grpc.KernelServiceStub(channel).CreateSession(
+            kernel_pb2.CreateSessionRequest(workspace_root=str(data), backend="scripted"),
+            metadata=bearer(token),
+            timeout=10,
+        )
+    assert created.session.owner == "local"
     found = maka("--json", "ls", MAKA_DATA_DIR=str(data))
     assert found.returncode == 0, found.stderr
+    assert created.session.id in found.stdout
     missing = maka("ls")
     assert missing.returncode == 1
     assert missing.stderr.count("\n") == 1, missing.stderr

@@ -25,7 +25,7 @@ EXPECTED = {
     "StopMode", "StopOutcome", "StopReason", "StoreClosedError", "SweepReport", "TurnInbox",
     "TurnNotStartedError", "TurnRecord", "TurnStream", "UserQuestionResponse",
     "combine_failures", "contains_failure",
-    "AlreadyExistsError", "MessageQueueFullError", "OutOfRangeError",
+    "AlreadyExistsError", "MessageQueueFullError", "OutOfRangeError", "owner_of",
 }  # fmt: skip
 
 
@@ -47,8 +47,10 @@ def test_the_core_imports_neither_grpc_nor_generated_code() -> None:
                 continue
             for name in names:
                 root = name.split(".")[0]
-                # maka_common.aio (tasks, races) and .sizes are pure Python, shared by both cores.
-                assert name in ("maka_common.aio", "maka_common.sizes") or root not in (
+                # maka_common.aio (tasks, races), .sizes and .principal (who is calling) are pure
+                # Python, shared by both cores.
+                pure = ("maka_common.aio", "maka_common.sizes", "maka_common.principal")
+                assert name in pure or root not in (
                     "grpc",
                     "maka",
                     "google",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from kernel_service.core import PersistenceFailedError, StoreClosedError
+from kernel_service.core import PersistenceFailedError, SessionQuery, StoreClosedError
 from kernel_service.core.log.events import SystemNote, TurnState, UserMessage
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
@@ -97,3 +99,25 @@ async def test_storage_failures_become_persistence_failed(
         await sqlite_store.append_messages("s1", [SystemNote(kind="error", text="x")])
     # the failed transaction was rolled back: the header is untouched and still readable
     assert (await sqlite_store.read_header("s1")).id == "s1"
+
+
+async def test_a_header_stored_before_owners_is_listed_as_the_local_principals(
+    sqlite_store: SqliteSessionStore,
+) -> None:
+    await sqlite_store.create(dataclasses.replace(spec_header("old"), owner=""))
+    await sqlite_store.create(dataclasses.replace(spec_header("new"), owner="alice"))
+    # As an older kernel wrote it: no "owner" key in the header at all.
+    with sqlite3.connect(sqlite_store.path) as older:
+        (text,) = older.execute("SELECT header FROM sessions WHERE id = 'old'").fetchone()
+        header = json.loads(text)
+        del header["owner"]
+        older.execute("UPDATE sessions SET header = ? WHERE id = 'old'", (json.dumps(header),))
+    assert (await sqlite_store.read_header("old")).owner == ""
+
+    async def listed(owners: tuple[str, ...] | None) -> list[str]:
+        page = await sqlite_store.list_sessions(SessionQuery(owners=owners))
+        return sorted(h.id for h in page.sessions)
+
+    assert await listed(("local", "")) == ["old"]
+    assert await listed(("alice",)) == ["new"]
+    assert await listed(None) == ["new", "old"]

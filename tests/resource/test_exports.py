@@ -33,6 +33,7 @@ EXPECTED = {
     "OutputChunk",
     "OutputEvent",
     "OutputGap",
+    "PermissionDeniedError",
     "PersistenceFailedError",
     "PipesOutput",
     "ProcessIdentity",

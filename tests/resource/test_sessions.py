@@ -132,7 +132,10 @@ async def test_archive_delete_and_register_again(tmp_path: Path) -> None:
 async def test_standalone_mode_admits_any_id_but_registered_entries_still_apply() -> None:
     sessions = await registry(standalone=True)
     assert sessions.standalone
-    assert await sessions.lookup("anything-at-all") == SessionInfo("anything-at-all", cwd="/home")
+    # Not registered: admitted, and nobody's until a principal names it (see test_access).
+    assert await sessions.lookup("anything-at-all") == SessionInfo(
+        "anything-at-all", cwd="/home", origin="unclaimed"
+    )
     await sessions.archive_session(SESSION)
     archived = await sessions.lookup(SESSION)
     assert archived is not None and archived.archived

@@ -57,6 +57,14 @@ class _SlowStartProxy:
     def close(self) -> None:
         async def stop() -> None:
             self.server.close()
+            # End the connections still forwarding (their pumps close both sockets), so no
+            # transport outlives the loop and warns later inside another test.
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.server.wait_closed()
+            await asyncio.sleep(0)  # one turn for the closed transports to let go
 
         asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)

@@ -368,15 +368,16 @@ class ResourceClient:
             self._leases.remove(lease)
 
     async def register_session(
-        self, session_id: str, *, cwd: str = "", timeout: float | None = None
+        self, session_id: str, *, cwd: str = "", owner: str = "", timeout: float | None = None
     ) -> bool:
         """Tell the service the session exists (the kernel does; a service in kernel mode
         admits only registered sessions), with *cwd* as its runs' default working directory.
-        Lifts an archive. Returns whether anything changed."""
+        Lifts an archive. *owner* is the principal that owns the session (only the kernel
+        role may register). Returns whether anything changed."""
         t = self._timeout(timeout)
         with translated():
             response = await self._stub.RegisterSession(
-                pb.RegisterSessionRequest(session_id=session_id, cwd=cwd), timeout=t
+                pb.RegisterSessionRequest(session_id=session_id, cwd=cwd, owner=owner), timeout=t
             )
         return response.changed
 

@@ -377,9 +377,11 @@ class ResourceClient:
         return self._runner.run(self._client.wait_ready(timeout))
 
     def register_session(
-        self, session_id: str, *, cwd: str = "", timeout: float | None = None
+        self, session_id: str, *, cwd: str = "", owner: str = "", timeout: float | None = None
     ) -> bool:
-        return self._runner.run(self._client.register_session(session_id, cwd=cwd, timeout=timeout))
+        return self._runner.run(
+            self._client.register_session(session_id, cwd=cwd, owner=owner, timeout=timeout)
+        )
 
     def archive_session(
         self, session_id: str, *, deleted: bool = False, timeout: float | None = None

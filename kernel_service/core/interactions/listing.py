@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kernel_service.core.interactions.authority import HostedInteractionAuthority
+from kernel_service.core.interactions.owners import InteractionAuthority
 from kernel_service.core.session import decode_page_token, encode_page_token
 from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionPage, InteractionRecord
@@ -26,3 +28,24 @@ def interaction_page(
         else ""
     )
     return InteractionPage(interactions=tuple(page), next_page_token=token)
+
+
+async def interactions_of(
+    authority: InteractionAuthority | None,
+    session_id: str,
+    *,
+    pending_only: bool,
+    page_token: str,
+    limit: int,
+    max_bytes: int,
+) -> InteractionPage:
+    """One page of the session's requests as the hosted authority recorded them (none without
+    one)."""
+    if not isinstance(authority, HostedInteractionAuthority):
+        return InteractionPage(interactions=())
+    return interaction_page(
+        await authority.store.list_interactions(session_id, pending_only=pending_only),
+        page_token=page_token,
+        limit=limit,
+        max_bytes=max_bytes,
+    )

@@ -44,6 +44,7 @@ from kernel_service.core.session import HeaderPatch
 from kernel_service.core.sessions import SessionTable
 from kernel_service.core.tools import ToolHost
 from kernel_service.core.turns.confirm import RunConfirmer, unconfirmed_in
+from kernel_service.core.turns.admission import remember_early_stop
 from kernel_service.core.turns.quarantine import block
 from kernel_service.core.turns.recording import take_open_message
 from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome, UnconfirmedRun
@@ -109,6 +110,29 @@ class StopCoordinator:
         self._turn_ends = turn_ends
         self._settle_timeout = limits.stop_settle_timeout
         self.confirmer = RunConfirmer(deps, sessions, tool_host, limits.stop_confirm_timeout)
+
+    async def stop_early(
+        self, session_id: str, turn_id: str, source: str, mode: StopMode, max_early_stops: int
+    ) -> StopOutcome:
+        """Stop *turn_id*, which was not the session's active run when the stop was asked:
+        the run if it has become active, nothing if the turn is on record, otherwise remember
+        the stop for its admission (see :mod:`.admission`)."""
+        store = self._deps.store
+        await store.read_header(session_id)
+        recorded = await store.get_turn(session_id, turn_id)
+        runtime = self._sessions.session(session_id)
+        run = runtime.active_run
+        if run is not None and run.turn_id == turn_id:
+            return await self.claim(run, source, mode)
+        if recorded is not None:
+            return StopOutcome(session_id=session_id, source=source, mode=mode)
+        remember_early_stop(runtime, turn_id, source, mode, max_early_stops)
+        return StopOutcome(session_id=session_id, turn_id=turn_id, source=source, mode=mode)
+
+    async def stop_idle(self, session_id: str, source: str, mode: StopMode) -> StopOutcome:
+        """A stop with nothing running: the session must exist."""
+        await self._deps.store.read_header(session_id)
+        return StopOutcome(session_id=session_id, source=source, mode=mode)
 
     def claim(
         self, run: Run, source: str, mode: StopMode, *, escalate: bool = True

@@ -501,6 +501,7 @@ class Session(_message.Message):
     PERMISSION_MODE_FIELD_NUMBER: _builtins.int
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     BACKEND_OPTIONS_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The session id."""
     workspace_root: _builtins.str
@@ -531,6 +532,11 @@ class Session(_message.Message):
     """Whether the agent asks before crossing the sandbox boundary."""
     schema_version: _builtins.int
     """The version of the session schema."""
+    owner: _builtins.str
+    """The principal that created the session and owns it ("local" for a session created with
+    the local credential, and for one created before owners were recorded). Set by the
+    kernel, never by a client; only the owner and admin see the session at all.
+    """
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the session was created."""
@@ -574,10 +580,11 @@ class Session(_message.Message):
         permission_mode: Global___PermissionMode.ValueType = ...,
         schema_version: _builtins.int = ...,
         backend_options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        owner: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "last_used_at", b"last_used_at", "status_updated_at", b"status_updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "created_at", b"created_at", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "id", b"id", "labels", b"labels", "last_used_at", b"last_used_at", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "permission_mode", b"permission_mode", "schema_version", b"schema_version", "status", b"status", "status_updated_at", b"status_updated_at", "title_is_manual", b"title_is_manual", "workspace_root", b"workspace_root"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "created_at", b"created_at", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "id", b"id", "labels", b"labels", "last_used_at", b"last_used_at", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "owner", b"owner", "permission_mode", b"permission_mode", "schema_version", b"schema_version", "status", b"status", "status_updated_at", b"status_updated_at", "title_is_manual", b"title_is_manual", "workspace_root", b"workspace_root"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

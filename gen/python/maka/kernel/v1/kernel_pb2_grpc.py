@@ -135,6 +135,7 @@ class KernelServiceServicer:
 
     def GetServerInfo(self, request, context):
         """GetServerInfo describes this kernel process: version, state and where it keeps its data.
+        Who may call: Any authenticated principal.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -142,6 +143,7 @@ class KernelServiceServicer:
 
     def CreateSession(self, request, context):
         """CreateSession creates a session and records its session_start note.
+        Who may call: Any authenticated principal; the session belongs to the caller (Session.owner).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -149,6 +151,7 @@ class KernelServiceServicer:
 
     def GetSession(self, request, context):
         """GetSession returns one session's header.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,6 +159,8 @@ class KernelServiceServicer:
 
     def ListSessions(self, request, context):
         """ListSessions pages through sessions, newest first, optionally filtered.
+        Who may call: Any authenticated principal: it lists its own sessions; admin lists every
+        session.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -163,6 +168,7 @@ class KernelServiceServicer:
 
     def UpdateSession(self, request, context):
         """UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,6 +176,7 @@ class KernelServiceServicer:
 
     def DeleteSession(self, request, context):
         """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -177,6 +184,7 @@ class KernelServiceServicer:
 
     def ReadMessages(self, request, context):
         """ReadMessages returns a session's stored log entries after a sequence number.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -184,6 +192,7 @@ class KernelServiceServicer:
 
     def ListTurns(self, request, context):
         """ListTurns returns a session's turns in the order they started.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -192,6 +201,7 @@ class KernelServiceServicer:
     def ListInteractions(self, request, context):
         """ListInteractions returns a session's interaction requests (pending and resolved), oldest
         first, so a client that reattaches can render what is waiting without replaying the log.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -202,6 +212,7 @@ class KernelServiceServicer:
         attaches to the same turn instead of starting another. A second turn while one runs is
         refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
         the turn: it is stopped and its cleanup recorded even though nobody listens.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -215,6 +226,7 @@ class KernelServiceServicer:
         confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
         (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
         the kernel has confirmed the run's end.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -222,6 +234,7 @@ class KernelServiceServicer:
 
     def RespondToSandboxBoundary(self, request, context):
         """RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -229,6 +242,7 @@ class KernelServiceServicer:
 
     def RespondToUserQuestion(self, request, context):
         """RespondToUserQuestion answers a pending user question (once).
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -236,6 +250,7 @@ class KernelServiceServicer:
 
     def SendMessage(self, request, context):
         """SendMessage queues a message for the running turn; its backend reads it at its next step.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -243,6 +258,7 @@ class KernelServiceServicer:
 
     def WatchSession(self, request, context):
         """WatchSession replays a session's log after a sequence number, then follows it live.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -251,6 +267,7 @@ class KernelServiceServicer:
     def Shutdown(self, request, context):
         """Shutdown stops admitting turns, stops running turns (after their current step within the
         shutdown grace period, then immediately), records everything and then ends the process.
+        Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -41,30 +41,49 @@ class KernelServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> KernelServiceAsyncStub: ...
     GetServerInfo: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.GetServerInfoRequest, _kernel_pb2.GetServerInfoResponse]
-    """GetServerInfo describes this kernel process: version, state and where it keeps its data."""
+    """GetServerInfo describes this kernel process: version, state and where it keeps its data.
+    Who may call: Any authenticated principal.
+    """
     CreateSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.CreateSessionRequest, _kernel_pb2.CreateSessionResponse]
-    """CreateSession creates a session and records its session_start note."""
+    """CreateSession creates a session and records its session_start note.
+    Who may call: Any authenticated principal; the session belongs to the caller (Session.owner).
+    """
     GetSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.GetSessionRequest, _kernel_pb2.GetSessionResponse]
-    """GetSession returns one session's header."""
+    """GetSession returns one session's header.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ListSessions: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListSessionsRequest, _kernel_pb2.ListSessionsResponse]
-    """ListSessions pages through sessions, newest first, optionally filtered."""
+    """ListSessions pages through sessions, newest first, optionally filtered.
+    Who may call: Any authenticated principal: it lists its own sessions; admin lists every
+    session.
+    """
     UpdateSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.UpdateSessionRequest, _kernel_pb2.UpdateSessionResponse]
-    """UpdateSession changes the fields that are set in the request; archiving stops a running turn."""
+    """UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     DeleteSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.DeleteSessionRequest, _kernel_pb2.DeleteSessionResponse]
-    """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs."""
+    """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ReadMessages: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ReadMessagesRequest, _kernel_pb2.ReadMessagesResponse]
-    """ReadMessages returns a session's stored log entries after a sequence number."""
+    """ReadMessages returns a session's stored log entries after a sequence number.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ListTurns: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListTurnsRequest, _kernel_pb2.ListTurnsResponse]
-    """ListTurns returns a session's turns in the order they started."""
+    """ListTurns returns a session's turns in the order they started.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ListInteractions: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ListInteractionsRequest, _kernel_pb2.ListInteractionsResponse]
     """ListInteractions returns a session's interaction requests (pending and resolved), oldest
     first, so a client that reattaches can render what is waiting without replaying the log.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
     """
     StartTurn: _grpc.UnaryStreamMultiCallable[_kernel_pb2.StartTurnRequest, _kernel_pb2.StartTurnResponse]
     """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
     attaches to the same turn instead of starting another. A second turn while one runs is
     refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
     the turn: it is stopped and its cleanup recorded even though nobody listens.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
     """
     StopSession: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.StopSessionRequest, _kernel_pb2.StopSessionResponse]
     """StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
@@ -74,18 +93,28 @@ class KernelServiceStub:
     confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
     (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
     the kernel has confirmed the run's end.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
     """
     RespondToSandboxBoundary: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.RespondToSandboxBoundaryRequest, _kernel_pb2.RespondToSandboxBoundaryResponse]
-    """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
+    """RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
+    """
     RespondToUserQuestion: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.RespondToUserQuestionRequest, _kernel_pb2.RespondToUserQuestionResponse]
-    """RespondToUserQuestion answers a pending user question (once)."""
+    """RespondToUserQuestion answers a pending user question (once).
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
+    """
     SendMessage: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.SendMessageRequest, _kernel_pb2.SendMessageResponse]
-    """SendMessage queues a message for the running turn; its backend reads it at its next step."""
+    """SendMessage queues a message for the running turn; its backend reads it at its next step.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     WatchSession: _grpc.UnaryStreamMultiCallable[_kernel_pb2.WatchSessionRequest, _kernel_pb2.WatchSessionResponse]
-    """WatchSession replays a session's log after a sequence number, then follows it live."""
+    """WatchSession replays a session's log after a sequence number, then follows it live.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     Shutdown: _grpc.UnaryUnaryMultiCallable[_kernel_pb2.ShutdownRequest, _kernel_pb2.ShutdownResponse]
     """Shutdown stops admitting turns, stops running turns (after their current step within the
     shutdown grace period, then immediately), records everything and then ends the process.
+    Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
     """
 
 @_typing.type_check_only
@@ -101,30 +130,49 @@ class KernelServiceAsyncStub(KernelServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetServerInfo: _aio.UnaryUnaryMultiCallable[_kernel_pb2.GetServerInfoRequest, _kernel_pb2.GetServerInfoResponse]  # type: ignore[assignment]
-    """GetServerInfo describes this kernel process: version, state and where it keeps its data."""
+    """GetServerInfo describes this kernel process: version, state and where it keeps its data.
+    Who may call: Any authenticated principal.
+    """
     CreateSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.CreateSessionRequest, _kernel_pb2.CreateSessionResponse]  # type: ignore[assignment]
-    """CreateSession creates a session and records its session_start note."""
+    """CreateSession creates a session and records its session_start note.
+    Who may call: Any authenticated principal; the session belongs to the caller (Session.owner).
+    """
     GetSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.GetSessionRequest, _kernel_pb2.GetSessionResponse]  # type: ignore[assignment]
-    """GetSession returns one session's header."""
+    """GetSession returns one session's header.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ListSessions: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListSessionsRequest, _kernel_pb2.ListSessionsResponse]  # type: ignore[assignment]
-    """ListSessions pages through sessions, newest first, optionally filtered."""
+    """ListSessions pages through sessions, newest first, optionally filtered.
+    Who may call: Any authenticated principal: it lists its own sessions; admin lists every
+    session.
+    """
     UpdateSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.UpdateSessionRequest, _kernel_pb2.UpdateSessionResponse]  # type: ignore[assignment]
-    """UpdateSession changes the fields that are set in the request; archiving stops a running turn."""
+    """UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     DeleteSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.DeleteSessionRequest, _kernel_pb2.DeleteSessionResponse]  # type: ignore[assignment]
-    """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs."""
+    """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ReadMessages: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ReadMessagesRequest, _kernel_pb2.ReadMessagesResponse]  # type: ignore[assignment]
-    """ReadMessages returns a session's stored log entries after a sequence number."""
+    """ReadMessages returns a session's stored log entries after a sequence number.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ListTurns: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListTurnsRequest, _kernel_pb2.ListTurnsResponse]  # type: ignore[assignment]
-    """ListTurns returns a session's turns in the order they started."""
+    """ListTurns returns a session's turns in the order they started.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     ListInteractions: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ListInteractionsRequest, _kernel_pb2.ListInteractionsResponse]  # type: ignore[assignment]
     """ListInteractions returns a session's interaction requests (pending and resolved), oldest
     first, so a client that reattaches can render what is waiting without replaying the log.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
     """
     StartTurn: _aio.UnaryStreamMultiCallable[_kernel_pb2.StartTurnRequest, _kernel_pb2.StartTurnResponse]  # type: ignore[assignment]
     """StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
     attaches to the same turn instead of starting another. A second turn while one runs is
     refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
     the turn: it is stopped and its cleanup recorded even though nobody listens.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
     """
     StopSession: _aio.UnaryUnaryMultiCallable[_kernel_pb2.StopSessionRequest, _kernel_pb2.StopSessionResponse]  # type: ignore[assignment]
     """StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
@@ -134,18 +182,28 @@ class KernelServiceAsyncStub(KernelServiceStub):
     confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
     (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
     the kernel has confirmed the run's end.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
     """
     RespondToSandboxBoundary: _aio.UnaryUnaryMultiCallable[_kernel_pb2.RespondToSandboxBoundaryRequest, _kernel_pb2.RespondToSandboxBoundaryResponse]  # type: ignore[assignment]
-    """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
+    """RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
+    """
     RespondToUserQuestion: _aio.UnaryUnaryMultiCallable[_kernel_pb2.RespondToUserQuestionRequest, _kernel_pb2.RespondToUserQuestionResponse]  # type: ignore[assignment]
-    """RespondToUserQuestion answers a pending user question (once)."""
+    """RespondToUserQuestion answers a pending user question (once).
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
+    """
     SendMessage: _aio.UnaryUnaryMultiCallable[_kernel_pb2.SendMessageRequest, _kernel_pb2.SendMessageResponse]  # type: ignore[assignment]
-    """SendMessage queues a message for the running turn; its backend reads it at its next step."""
+    """SendMessage queues a message for the running turn; its backend reads it at its next step.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     WatchSession: _aio.UnaryStreamMultiCallable[_kernel_pb2.WatchSessionRequest, _kernel_pb2.WatchSessionResponse]  # type: ignore[assignment]
-    """WatchSession replays a session's log after a sequence number, then follows it live."""
+    """WatchSession replays a session's log after a sequence number, then follows it live.
+    Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+    """
     Shutdown: _aio.UnaryUnaryMultiCallable[_kernel_pb2.ShutdownRequest, _kernel_pb2.ShutdownResponse]  # type: ignore[assignment]
     """Shutdown stops admitting turns, stops running turns (after their current step within the
     shutdown grace period, then immediately), records everything and then ends the process.
+    Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
     """
 
 class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -164,7 +222,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.GetServerInfoRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.GetServerInfoResponse, _abc.Awaitable[_kernel_pb2.GetServerInfoResponse]]:
-        """GetServerInfo describes this kernel process: version, state and where it keeps its data."""
+        """GetServerInfo describes this kernel process: version, state and where it keeps its data.
+        Who may call: Any authenticated principal.
+        """
 
     @_abc_1.abstractmethod
     def CreateSession(
@@ -172,7 +232,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.CreateSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.CreateSessionResponse, _abc.Awaitable[_kernel_pb2.CreateSessionResponse]]:
-        """CreateSession creates a session and records its session_start note."""
+        """CreateSession creates a session and records its session_start note.
+        Who may call: Any authenticated principal; the session belongs to the caller (Session.owner).
+        """
 
     @_abc_1.abstractmethod
     def GetSession(
@@ -180,7 +242,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.GetSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.GetSessionResponse, _abc.Awaitable[_kernel_pb2.GetSessionResponse]]:
-        """GetSession returns one session's header."""
+        """GetSession returns one session's header.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def ListSessions(
@@ -188,7 +252,10 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.ListSessionsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.ListSessionsResponse, _abc.Awaitable[_kernel_pb2.ListSessionsResponse]]:
-        """ListSessions pages through sessions, newest first, optionally filtered."""
+        """ListSessions pages through sessions, newest first, optionally filtered.
+        Who may call: Any authenticated principal: it lists its own sessions; admin lists every
+        session.
+        """
 
     @_abc_1.abstractmethod
     def UpdateSession(
@@ -196,7 +263,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.UpdateSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.UpdateSessionResponse, _abc.Awaitable[_kernel_pb2.UpdateSessionResponse]]:
-        """UpdateSession changes the fields that are set in the request; archiving stops a running turn."""
+        """UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def DeleteSession(
@@ -204,7 +273,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.DeleteSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.DeleteSessionResponse, _abc.Awaitable[_kernel_pb2.DeleteSessionResponse]]:
-        """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs."""
+        """DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def ReadMessages(
@@ -212,7 +283,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.ReadMessagesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.ReadMessagesResponse, _abc.Awaitable[_kernel_pb2.ReadMessagesResponse]]:
-        """ReadMessages returns a session's stored log entries after a sequence number."""
+        """ReadMessages returns a session's stored log entries after a sequence number.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def ListTurns(
@@ -220,7 +293,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.ListTurnsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.ListTurnsResponse, _abc.Awaitable[_kernel_pb2.ListTurnsResponse]]:
-        """ListTurns returns a session's turns in the order they started."""
+        """ListTurns returns a session's turns in the order they started.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def ListInteractions(
@@ -230,6 +305,7 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kernel_pb2.ListInteractionsResponse, _abc.Awaitable[_kernel_pb2.ListInteractionsResponse]]:
         """ListInteractions returns a session's interaction requests (pending and resolved), oldest
         first, so a client that reattaches can render what is waiting without replaying the log.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
 
     @_abc_1.abstractmethod
@@ -242,6 +318,7 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         attaches to the same turn instead of starting another. A second turn while one runs is
         refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
         the turn: it is stopped and its cleanup recorded even though nobody listens.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
 
     @_abc_1.abstractmethod
@@ -257,6 +334,7 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
         (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
         the kernel has confirmed the run's end.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
         """
 
     @_abc_1.abstractmethod
@@ -265,7 +343,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.RespondToSandboxBoundaryRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.RespondToSandboxBoundaryResponse, _abc.Awaitable[_kernel_pb2.RespondToSandboxBoundaryResponse]]:
-        """RespondToSandboxBoundary answers a pending sandbox-boundary request (once)."""
+        """RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
+        """
 
     @_abc_1.abstractmethod
     def RespondToUserQuestion(
@@ -273,7 +353,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.RespondToUserQuestionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.RespondToUserQuestionResponse, _abc.Awaitable[_kernel_pb2.RespondToUserQuestionResponse]]:
-        """RespondToUserQuestion answers a pending user question (once)."""
+        """RespondToUserQuestion answers a pending user question (once).
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
+        """
 
     @_abc_1.abstractmethod
     def SendMessage(
@@ -281,7 +363,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.SendMessageRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_kernel_pb2.SendMessageResponse, _abc.Awaitable[_kernel_pb2.SendMessageResponse]]:
-        """SendMessage queues a message for the running turn; its backend reads it at its next step."""
+        """SendMessage queues a message for the running turn; its backend reads it at its next step.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def WatchSession(
@@ -289,7 +373,9 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _kernel_pb2.WatchSessionRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_kernel_pb2.WatchSessionResponse], _abc.AsyncIterator[_kernel_pb2.WatchSessionResponse]]:
-        """WatchSession replays a session's log after a sequence number, then follows it live."""
+        """WatchSession replays a session's log after a sequence number, then follows it live.
+        Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
+        """
 
     @_abc_1.abstractmethod
     def Shutdown(
@@ -299,6 +385,7 @@ class KernelServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_kernel_pb2.ShutdownResponse, _abc.Awaitable[_kernel_pb2.ShutdownResponse]]:
         """Shutdown stops admitting turns, stops running turns (after their current step within the
         shutdown grace period, then immediately), records everything and then ends the process.
+        Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
         """
 
 def add_KernelServiceServicer_to_server(servicer: KernelServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

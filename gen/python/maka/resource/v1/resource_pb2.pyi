@@ -1626,21 +1626,29 @@ class RegisterSessionRequest(_message.Message):
 
     SESSION_ID_FIELD_NUMBER: _builtins.int
     CWD_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
     cwd: _builtins.str
     """The session's absolute working directory: the default cwd of its runs; empty keeps the
     service's default (the user's home directory).
     """
+    owner: _builtins.str
+    """The principal that owns the session on the kernel (set by the kernel from the session
+    header; empty: the local principal's, as for a session from before owners were recorded).
+    That principal may then read, watch, attach to, control and stop the session's runs; it may
+    not start runs in it. At most 256 bytes.
+    """
     def __init__(
         self,
         *,
         session_id: _builtins.str = ...,
         cwd: _builtins.str = ...,
+        owner: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cwd", b"cwd", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cwd", b"cwd", "owner", b"owner", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -144,6 +144,7 @@ class ResourceServiceServicer:
 
     def GetServerInfo(self, request, context):
         """GetServerInfo describes this resource process: version, state and where it keeps its data.
+        Who may call: Any authenticated principal.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -153,6 +154,7 @@ class ResourceServiceServicer:
         """OpenConnection opens a client connection: the server answers once with its id and keeps
         the stream open. Controller leases taken with that id belong to the connection and are
         released when the stream ends (the client closes it, cancels it, or goes away).
+        Who may call: Any authenticated principal (a lease still needs access to its run).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,6 +164,10 @@ class ResourceServiceServicer:
         """RunForeground runs a command over pipes and streams its output chunks, then one final
         result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
         StartBackground). Cancelling the call cancels the run.
+        Who may call: The kernel or admin role; in standalone mode also a client principal in a session
+        it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
+        another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
+        the kernel runs those sessions' commands after their approvals.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -170,6 +176,7 @@ class ResourceServiceServicer:
     def StartBackground(self, request, context):
         """StartBackground starts a command over pipes or a PTY and returns at once with the run,
         normally `running` (or its terminal state if it could not start).
+        Who may call: As RunForeground.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -177,6 +184,8 @@ class ResourceServiceServicer:
 
     def GetRun(self, request, context):
         """GetRun returns a run as of now (live output for an active run).
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -185,6 +194,8 @@ class ResourceServiceServicer:
     def ListRuns(self, request, context):
         """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
         runs may be seen by ref), oldest first, a page at a time.
+        Who may call: The kernel or admin role, or the owner of the session (others: NOT_FOUND);
+        without a session_id, the runs of the sessions the caller may see.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -193,6 +204,8 @@ class ResourceServiceServicer:
     def StopRun(self, request, context):
         """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
         its final state; a run that has already ended is returned unchanged.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -209,6 +222,8 @@ class ResourceServiceServicer:
         run changed since the last change_seq it got. change_seq only grows along a stream and no
         change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
         last change_seq received.
+        Who may call: The kernel or admin role, or the owner of the session; anyone else gets
+        NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -217,6 +232,8 @@ class ResourceServiceServicer:
     def AcquireController(self, request, context):
         """AcquireController takes control of an active PTY run for a connection. A second holder is
         ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -227,6 +244,8 @@ class ResourceServiceServicer:
         exactly the next one; an exact retry returns the identical earlier result; the same
         sequence with another payload, or input to a PTY that is being terminated, is
         ABORTED/OPERATION_CONFLICT.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -235,6 +254,8 @@ class ResourceServiceServicer:
     def ReleaseController(self, request, context):
         """ReleaseController gives up the lease; `released` is false when the caller held none
         (already released, dropped when its connection closed, or when the run ended).
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -246,6 +267,8 @@ class ResourceServiceServicer:
         output until the run ends (`ended`). With a controller id the stream holds the lease for
         its lifetime, and `control` messages go through the same sequence rules as
         ControlController; each is answered with a `control` outcome.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -256,6 +279,7 @@ class ResourceServiceServicer:
         "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
         answers with how the runs ended within the shutdown grace period (and which had not),
         then the server stops. A caller that goes away does not stop the shutdown it began.
+        Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -267,6 +291,8 @@ class ResourceServiceServicer:
         updates the working directory and lifts an archive. In kernel mode (the default) the
         service admits operations only for registered, unarchived sessions; a standalone service
         (--standalone) admits any well-formed session id as well.
+        Who may call: The kernel role only (PERMISSION_DENIED otherwise); `owner` says whose session it
+        is.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -276,6 +302,7 @@ class ResourceServiceServicer:
         """ArchiveSession stops every active run of a session (TERM to each process group, a grace
         period, then KILL; the final states are recorded) and refuses its operations from then on:
         FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+        Who may call: The kernel role only (PERMISSION_DENIED otherwise).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

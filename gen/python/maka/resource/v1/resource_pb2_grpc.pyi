@@ -48,30 +48,45 @@ class ResourceServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> ResourceServiceAsyncStub: ...
     GetServerInfo: _grpc.UnaryUnaryMultiCallable[_resource_pb2.GetServerInfoRequest, _resource_pb2.GetServerInfoResponse]
-    """GetServerInfo describes this resource process: version, state and where it keeps its data."""
+    """GetServerInfo describes this resource process: version, state and where it keeps its data.
+    Who may call: Any authenticated principal.
+    """
     OpenConnection: _grpc.UnaryStreamMultiCallable[_resource_pb2.OpenConnectionRequest, _resource_pb2.OpenConnectionResponse]
     """OpenConnection opens a client connection: the server answers once with its id and keeps
     the stream open. Controller leases taken with that id belong to the connection and are
     released when the stream ends (the client closes it, cancels it, or goes away).
+    Who may call: Any authenticated principal (a lease still needs access to its run).
     """
     RunForeground: _grpc.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]
     """RunForeground runs a command over pipes and streams its output chunks, then one final
     result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
     StartBackground). Cancelling the call cancels the run.
+    Who may call: The kernel or admin role; in standalone mode also a client principal in a session
+    it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
+    another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
+    the kernel runs those sessions' commands after their approvals.
     """
     StartBackground: _grpc.UnaryUnaryMultiCallable[_resource_pb2.StartBackgroundRequest, _resource_pb2.StartBackgroundResponse]
     """StartBackground starts a command over pipes or a PTY and returns at once with the run,
     normally `running` (or its terminal state if it could not start).
+    Who may call: As RunForeground.
     """
     GetRun: _grpc.UnaryUnaryMultiCallable[_resource_pb2.GetRunRequest, _resource_pb2.GetRunResponse]
-    """GetRun returns a run as of now (live output for an active run)."""
+    """GetRun returns a run as of now (live output for an active run).
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
+    """
     ListRuns: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ListRunsRequest, _resource_pb2.ListRunsResponse]
     """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
     runs may be seen by ref), oldest first, a page at a time.
+    Who may call: The kernel or admin role, or the owner of the session (others: NOT_FOUND);
+    without a session_id, the runs of the sessions the caller may see.
     """
     StopRun: _grpc.UnaryUnaryMultiCallable[_resource_pb2.StopRunRequest, _resource_pb2.StopRunResponse]
     """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
     its final state; a run that has already ended is returned unchanged.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     WatchRuns: _grpc.UnaryStreamMultiCallable[_resource_pb2.WatchRunsRequest, _resource_pb2.WatchRunsResponse]
     """WatchRuns streams a session's run changes after a change sequence, until the server shuts
@@ -84,20 +99,28 @@ class ResourceServiceStub:
     run changed since the last change_seq it got. change_seq only grows along a stream and no
     change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
     last change_seq received.
+    Who may call: The kernel or admin role, or the owner of the session; anyone else gets
+    NOT_FOUND.
     """
     AcquireController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.AcquireControllerRequest, _resource_pb2.AcquireControllerResponse]
     """AcquireController takes control of an active PTY run for a connection. A second holder is
     ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     ControlController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ControlControllerRequest, _resource_pb2.ControlControllerResponse]
     """ControlController sends input and/or a resize under the lease. The sequence must be
     exactly the next one; an exact retry returns the identical earlier result; the same
     sequence with another payload, or input to a PTY that is being terminated, is
     ABORTED/OPERATION_CONFLICT.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     ReleaseController: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ReleaseControllerRequest, _resource_pb2.ReleaseControllerResponse]
     """ReleaseController gives up the lease; `released` is false when the caller held none
     (already released, dropped when its connection closed, or when the run ended).
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     Attach: _grpc.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
@@ -105,12 +128,15 @@ class ResourceServiceStub:
     output until the run ends (`ended`). With a controller id the stream holds the lease for
     its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     Shutdown: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]
     """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
     "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
     answers with how the runs ended within the shutdown grace period (and which had not),
     then the server stops. A caller that goes away does not stop the shutdown it began.
+    Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
     """
     RegisterSession: _grpc.UnaryUnaryMultiCallable[_resource_pb2.RegisterSessionRequest, _resource_pb2.RegisterSessionResponse]
     """RegisterSession tells the service that a session exists (the kernel calls it when it
@@ -118,11 +144,14 @@ class ResourceServiceStub:
     updates the working directory and lifts an archive. In kernel mode (the default) the
     service admits operations only for registered, unarchived sessions; a standalone service
     (--standalone) admits any well-formed session id as well.
+    Who may call: The kernel role only (PERMISSION_DENIED otherwise); `owner` says whose session it
+    is.
     """
     ArchiveSession: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ArchiveSessionRequest, _resource_pb2.ArchiveSessionResponse]
     """ArchiveSession stops every active run of a session (TERM to each process group, a grace
     period, then KILL; the final states are recorded) and refuses its operations from then on:
     FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    Who may call: The kernel role only (PERMISSION_DENIED otherwise).
     """
 
 @_typing.type_check_only
@@ -145,30 +174,45 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     GetServerInfo: _aio.UnaryUnaryMultiCallable[_resource_pb2.GetServerInfoRequest, _resource_pb2.GetServerInfoResponse]  # type: ignore[assignment]
-    """GetServerInfo describes this resource process: version, state and where it keeps its data."""
+    """GetServerInfo describes this resource process: version, state and where it keeps its data.
+    Who may call: Any authenticated principal.
+    """
     OpenConnection: _aio.UnaryStreamMultiCallable[_resource_pb2.OpenConnectionRequest, _resource_pb2.OpenConnectionResponse]  # type: ignore[assignment]
     """OpenConnection opens a client connection: the server answers once with its id and keeps
     the stream open. Controller leases taken with that id belong to the connection and are
     released when the stream ends (the client closes it, cancels it, or goes away).
+    Who may call: Any authenticated principal (a lease still needs access to its run).
     """
     RunForeground: _aio.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]  # type: ignore[assignment]
     """RunForeground runs a command over pipes and streams its output chunks, then one final
     result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
     StartBackground). Cancelling the call cancels the run.
+    Who may call: The kernel or admin role; in standalone mode also a client principal in a session
+    it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
+    another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
+    the kernel runs those sessions' commands after their approvals.
     """
     StartBackground: _aio.UnaryUnaryMultiCallable[_resource_pb2.StartBackgroundRequest, _resource_pb2.StartBackgroundResponse]  # type: ignore[assignment]
     """StartBackground starts a command over pipes or a PTY and returns at once with the run,
     normally `running` (or its terminal state if it could not start).
+    Who may call: As RunForeground.
     """
     GetRun: _aio.UnaryUnaryMultiCallable[_resource_pb2.GetRunRequest, _resource_pb2.GetRunResponse]  # type: ignore[assignment]
-    """GetRun returns a run as of now (live output for an active run)."""
+    """GetRun returns a run as of now (live output for an active run).
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
+    """
     ListRuns: _aio.UnaryUnaryMultiCallable[_resource_pb2.ListRunsRequest, _resource_pb2.ListRunsResponse]  # type: ignore[assignment]
     """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
     runs may be seen by ref), oldest first, a page at a time.
+    Who may call: The kernel or admin role, or the owner of the session (others: NOT_FOUND);
+    without a session_id, the runs of the sessions the caller may see.
     """
     StopRun: _aio.UnaryUnaryMultiCallable[_resource_pb2.StopRunRequest, _resource_pb2.StopRunResponse]  # type: ignore[assignment]
     """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
     its final state; a run that has already ended is returned unchanged.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     WatchRuns: _aio.UnaryStreamMultiCallable[_resource_pb2.WatchRunsRequest, _resource_pb2.WatchRunsResponse]  # type: ignore[assignment]
     """WatchRuns streams a session's run changes after a change sequence, until the server shuts
@@ -181,20 +225,28 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     run changed since the last change_seq it got. change_seq only grows along a stream and no
     change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
     last change_seq received.
+    Who may call: The kernel or admin role, or the owner of the session; anyone else gets
+    NOT_FOUND.
     """
     AcquireController: _aio.UnaryUnaryMultiCallable[_resource_pb2.AcquireControllerRequest, _resource_pb2.AcquireControllerResponse]  # type: ignore[assignment]
     """AcquireController takes control of an active PTY run for a connection. A second holder is
     ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     ControlController: _aio.UnaryUnaryMultiCallable[_resource_pb2.ControlControllerRequest, _resource_pb2.ControlControllerResponse]  # type: ignore[assignment]
     """ControlController sends input and/or a resize under the lease. The sequence must be
     exactly the next one; an exact retry returns the identical earlier result; the same
     sequence with another payload, or input to a PTY that is being terminated, is
     ABORTED/OPERATION_CONFLICT.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     ReleaseController: _aio.UnaryUnaryMultiCallable[_resource_pb2.ReleaseControllerRequest, _resource_pb2.ReleaseControllerResponse]  # type: ignore[assignment]
     """ReleaseController gives up the lease; `released` is false when the caller held none
     (already released, dropped when its connection closed, or when the run ended).
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     Attach: _aio.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]  # type: ignore[assignment]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
@@ -202,12 +254,15 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     output until the run ends (`ended`). With a controller id the stream holds the lease for
     its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
+    Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
     Shutdown: _aio.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]  # type: ignore[assignment]
     """Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
     "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
     answers with how the runs ended within the shutdown grace period (and which had not),
     then the server stops. A caller that goes away does not stop the shutdown it began.
+    Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
     """
     RegisterSession: _aio.UnaryUnaryMultiCallable[_resource_pb2.RegisterSessionRequest, _resource_pb2.RegisterSessionResponse]  # type: ignore[assignment]
     """RegisterSession tells the service that a session exists (the kernel calls it when it
@@ -215,11 +270,14 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     updates the working directory and lifts an archive. In kernel mode (the default) the
     service admits operations only for registered, unarchived sessions; a standalone service
     (--standalone) admits any well-formed session id as well.
+    Who may call: The kernel role only (PERMISSION_DENIED otherwise); `owner` says whose session it
+    is.
     """
     ArchiveSession: _aio.UnaryUnaryMultiCallable[_resource_pb2.ArchiveSessionRequest, _resource_pb2.ArchiveSessionResponse]  # type: ignore[assignment]
     """ArchiveSession stops every active run of a session (TERM to each process group, a grace
     period, then KILL; the final states are recorded) and refuses its operations from then on:
     FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    Who may call: The kernel role only (PERMISSION_DENIED otherwise).
     """
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -245,7 +303,9 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _resource_pb2.GetServerInfoRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_resource_pb2.GetServerInfoResponse, _abc.Awaitable[_resource_pb2.GetServerInfoResponse]]:
-        """GetServerInfo describes this resource process: version, state and where it keeps its data."""
+        """GetServerInfo describes this resource process: version, state and where it keeps its data.
+        Who may call: Any authenticated principal.
+        """
 
     @_abc_1.abstractmethod
     def OpenConnection(
@@ -256,6 +316,7 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         """OpenConnection opens a client connection: the server answers once with its id and keeps
         the stream open. Controller leases taken with that id belong to the connection and are
         released when the stream ends (the client closes it, cancels it, or goes away).
+        Who may call: Any authenticated principal (a lease still needs access to its run).
         """
 
     @_abc_1.abstractmethod
@@ -267,6 +328,10 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         """RunForeground runs a command over pipes and streams its output chunks, then one final
         result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
         StartBackground). Cancelling the call cancels the run.
+        Who may call: The kernel or admin role; in standalone mode also a client principal in a session
+        it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
+        another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
+        the kernel runs those sessions' commands after their approvals.
         """
 
     @_abc_1.abstractmethod
@@ -277,6 +342,7 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_resource_pb2.StartBackgroundResponse, _abc.Awaitable[_resource_pb2.StartBackgroundResponse]]:
         """StartBackground starts a command over pipes or a PTY and returns at once with the run,
         normally `running` (or its terminal state if it could not start).
+        Who may call: As RunForeground.
         """
 
     @_abc_1.abstractmethod
@@ -285,7 +351,10 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _resource_pb2.GetRunRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_resource_pb2.GetRunResponse, _abc.Awaitable[_resource_pb2.GetRunResponse]]:
-        """GetRun returns a run as of now (live output for an active run)."""
+        """GetRun returns a run as of now (live output for an active run).
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
+        """
 
     @_abc_1.abstractmethod
     def ListRuns(
@@ -295,6 +364,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_resource_pb2.ListRunsResponse, _abc.Awaitable[_resource_pb2.ListRunsResponse]]:
         """ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
         runs may be seen by ref), oldest first, a page at a time.
+        Who may call: The kernel or admin role, or the owner of the session (others: NOT_FOUND);
+        without a session_id, the runs of the sessions the caller may see.
         """
 
     @_abc_1.abstractmethod
@@ -305,6 +376,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_resource_pb2.StopRunResponse, _abc.Awaitable[_resource_pb2.StopRunResponse]]:
         """StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
         its final state; a run that has already ended is returned unchanged.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
 
     @_abc_1.abstractmethod
@@ -323,6 +396,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         run changed since the last change_seq it got. change_seq only grows along a stream and no
         change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
         last change_seq received.
+        Who may call: The kernel or admin role, or the owner of the session; anyone else gets
+        NOT_FOUND.
         """
 
     @_abc_1.abstractmethod
@@ -333,6 +408,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_resource_pb2.AcquireControllerResponse, _abc.Awaitable[_resource_pb2.AcquireControllerResponse]]:
         """AcquireController takes control of an active PTY run for a connection. A second holder is
         ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
 
     @_abc_1.abstractmethod
@@ -345,6 +422,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         exactly the next one; an exact retry returns the identical earlier result; the same
         sequence with another payload, or input to a PTY that is being terminated, is
         ABORTED/OPERATION_CONFLICT.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
 
     @_abc_1.abstractmethod
@@ -355,6 +434,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_resource_pb2.ReleaseControllerResponse, _abc.Awaitable[_resource_pb2.ReleaseControllerResponse]]:
         """ReleaseController gives up the lease; `released` is false when the caller held none
         (already released, dropped when its connection closed, or when the run ended).
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
 
     @_abc_1.abstractmethod
@@ -368,6 +449,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         output until the run ends (`ended`). With a controller id the stream holds the lease for
         its lifetime, and `control` messages go through the same sequence rules as
         ControlController; each is answered with a `control` outcome.
+        Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
 
     @_abc_1.abstractmethod
@@ -380,6 +463,7 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
         answers with how the runs ended within the shutdown grace period (and which had not),
         then the server stops. A caller that goes away does not stop the shutdown it began.
+        Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
         """
 
     @_abc_1.abstractmethod
@@ -393,6 +477,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         updates the working directory and lifts an archive. In kernel mode (the default) the
         service admits operations only for registered, unarchived sessions; a standalone service
         (--standalone) admits any well-formed session id as well.
+        Who may call: The kernel role only (PERMISSION_DENIED otherwise); `owner` says whose session it
+        is.
         """
 
     @_abc_1.abstractmethod
@@ -404,6 +490,7 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         """ArchiveSession stops every active run of a session (TERM to each process group, a grace
         period, then KILL; the final states are recorded) and refuses its operations from then on:
         FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+        Who may call: The kernel role only (PERMISSION_DENIED otherwise).
         """
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

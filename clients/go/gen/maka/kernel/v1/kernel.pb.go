@@ -900,8 +900,12 @@ type Session struct {
 	SchemaVersion int32 `protobuf:"varint,19,opt,name=schema_version,json=schemaVersion,proto3" json:"schema_version,omitempty"`
 	// Free-form settings for the backend (the scripted backend reads "script").
 	BackendOptions map[string]string `protobuf:"bytes,20,rep,name=backend_options,json=backendOptions,proto3" json:"backend_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The principal that created the session and owns it ("local" for a session created with
+	// the local credential, and for one created before owners were recorded). Set by the
+	// kernel, never by a client; only the owner and admin see the session at all.
+	Owner         string `protobuf:"bytes,21,opt,name=owner,proto3" json:"owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Session) Reset() {
@@ -1072,6 +1076,13 @@ func (x *Session) GetBackendOptions() map[string]string {
 		return x.BackendOptions
 	}
 	return nil
+}
+
+func (x *Session) GetOwner() string {
+	if x != nil {
+		return x.Owner
+	}
+	return ""
 }
 
 // Turn is one turn of a session.
@@ -4549,7 +4560,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x0fdefault_backend\x18\b \x01(\tR\x0edefaultBackend\x12)\n" +
 	"\x10resource_address\x18\t \x01(\tR\x0fresourceAddress\x12\x1b\n" +
 	"\tauth_mode\x18\n" +
-	" \x01(\tR\bauthMode\"\x89\a\n" +
+	" \x01(\tR\bauthMode\"\x9f\a\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +
@@ -4574,7 +4585,8 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x05model\x18\x11 \x01(\tR\x05model\x12G\n" +
 	"\x0fpermission_mode\x18\x12 \x01(\x0e2\x1e.maka.kernel.v1.PermissionModeR\x0epermissionMode\x12%\n" +
 	"\x0eschema_version\x18\x13 \x01(\x05R\rschemaVersion\x12T\n" +
-	"\x0fbackend_options\x18\x14 \x03(\v2+.maka.kernel.v1.Session.BackendOptionsEntryR\x0ebackendOptions\x1aA\n" +
+	"\x0fbackend_options\x18\x14 \x03(\v2+.maka.kernel.v1.Session.BackendOptionsEntryR\x0ebackendOptions\x12\x14\n" +
+	"\x05owner\x18\x15 \x01(\tR\x05owner\x1aA\n" +
 	"\x13BackendOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x02\n" +

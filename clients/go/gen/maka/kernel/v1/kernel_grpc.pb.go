@@ -52,28 +52,39 @@ const (
 // maka.common.v1.ErrorReason.
 type KernelServiceClient interface {
 	// GetServerInfo describes this kernel process: version, state and where it keeps its data.
+	// Who may call: Any authenticated principal.
 	GetServerInfo(ctx context.Context, in *GetServerInfoRequest, opts ...grpc.CallOption) (*GetServerInfoResponse, error)
 	// CreateSession creates a session and records its session_start note.
+	// Who may call: Any authenticated principal; the session belongs to the caller (Session.owner).
 	CreateSession(ctx context.Context, in *CreateSessionRequest, opts ...grpc.CallOption) (*CreateSessionResponse, error)
 	// GetSession returns one session's header.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	GetSession(ctx context.Context, in *GetSessionRequest, opts ...grpc.CallOption) (*GetSessionResponse, error)
 	// ListSessions pages through sessions, newest first, optionally filtered.
+	// Who may call: Any authenticated principal: it lists its own sessions; admin lists every
+	// session.
 	ListSessions(ctx context.Context, in *ListSessionsRequest, opts ...grpc.CallOption) (*ListSessionsResponse, error)
 	// UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	UpdateSession(ctx context.Context, in *UpdateSessionRequest, opts ...grpc.CallOption) (*UpdateSessionResponse, error)
 	// DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	DeleteSession(ctx context.Context, in *DeleteSessionRequest, opts ...grpc.CallOption) (*DeleteSessionResponse, error)
 	// ReadMessages returns a session's stored log entries after a sequence number.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	ReadMessages(ctx context.Context, in *ReadMessagesRequest, opts ...grpc.CallOption) (*ReadMessagesResponse, error)
 	// ListTurns returns a session's turns in the order they started.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	ListTurns(ctx context.Context, in *ListTurnsRequest, opts ...grpc.CallOption) (*ListTurnsResponse, error)
 	// ListInteractions returns a session's interaction requests (pending and resolved), oldest
 	// first, so a client that reattaches can render what is waiting without replaying the log.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	ListInteractions(ctx context.Context, in *ListInteractionsRequest, opts ...grpc.CallOption) (*ListInteractionsResponse, error)
 	// StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
 	// attaches to the same turn instead of starting another. A second turn while one runs is
 	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
 	// the turn: it is stopped and its cleanup recorded even though nobody listens.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	StartTurn(ctx context.Context, in *StartTurnRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[StartTurnResponse], error)
 	// StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
 	// are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
@@ -82,17 +93,23 @@ type KernelServiceClient interface {
 	// confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
 	// (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
 	// the kernel has confirmed the run's end.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	StopSession(ctx context.Context, in *StopSessionRequest, opts ...grpc.CallOption) (*StopSessionResponse, error)
 	// RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
 	RespondToSandboxBoundary(ctx context.Context, in *RespondToSandboxBoundaryRequest, opts ...grpc.CallOption) (*RespondToSandboxBoundaryResponse, error)
 	// RespondToUserQuestion answers a pending user question (once).
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
 	RespondToUserQuestion(ctx context.Context, in *RespondToUserQuestionRequest, opts ...grpc.CallOption) (*RespondToUserQuestionResponse, error)
 	// SendMessage queues a message for the running turn; its backend reads it at its next step.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	SendMessage(ctx context.Context, in *SendMessageRequest, opts ...grpc.CallOption) (*SendMessageResponse, error)
 	// WatchSession replays a session's log after a sequence number, then follows it live.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	WatchSession(ctx context.Context, in *WatchSessionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchSessionResponse], error)
 	// Shutdown stops admitting turns, stops running turns (after their current step within the
 	// shutdown grace period, then immediately), records everything and then ends the process.
+	// Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 }
 
@@ -295,28 +312,39 @@ func (c *kernelServiceClient) Shutdown(ctx context.Context, in *ShutdownRequest,
 // maka.common.v1.ErrorReason.
 type KernelServiceServer interface {
 	// GetServerInfo describes this kernel process: version, state and where it keeps its data.
+	// Who may call: Any authenticated principal.
 	GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error)
 	// CreateSession creates a session and records its session_start note.
+	// Who may call: Any authenticated principal; the session belongs to the caller (Session.owner).
 	CreateSession(context.Context, *CreateSessionRequest) (*CreateSessionResponse, error)
 	// GetSession returns one session's header.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	GetSession(context.Context, *GetSessionRequest) (*GetSessionResponse, error)
 	// ListSessions pages through sessions, newest first, optionally filtered.
+	// Who may call: Any authenticated principal: it lists its own sessions; admin lists every
+	// session.
 	ListSessions(context.Context, *ListSessionsRequest) (*ListSessionsResponse, error)
 	// UpdateSession changes the fields that are set in the request; archiving stops a running turn.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	UpdateSession(context.Context, *UpdateSessionRequest) (*UpdateSessionResponse, error)
 	// DeleteSession removes a session and its log; refused (SESSION_BUSY) while a turn runs.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	DeleteSession(context.Context, *DeleteSessionRequest) (*DeleteSessionResponse, error)
 	// ReadMessages returns a session's stored log entries after a sequence number.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	ReadMessages(context.Context, *ReadMessagesRequest) (*ReadMessagesResponse, error)
 	// ListTurns returns a session's turns in the order they started.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	ListTurns(context.Context, *ListTurnsRequest) (*ListTurnsResponse, error)
 	// ListInteractions returns a session's interaction requests (pending and resolved), oldest
 	// first, so a client that reattaches can render what is waiting without replaying the log.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	ListInteractions(context.Context, *ListInteractionsRequest) (*ListInteractionsResponse, error)
 	// StartTurn runs a turn and streams its events. Retrying with the same turn_id (and text)
 	// attaches to the same turn instead of starting another. A second turn while one runs is
 	// refused with ABORTED / SESSION_BUSY naming the active turn. Cancelling the stream abandons
 	// the turn: it is stopped and its cleanup recorded even though nobody listens.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	StartTurn(*StartTurnRequest, grpc.ServerStreamingServer[StartTurnResponse]) error
 	// StopSession stops the session's running turn. IMMEDIATE returns once the turn's tool runs
 	// are confirmed ended and the turn is recorded (its terminal turn_state last); AFTER_STEP
@@ -325,17 +353,23 @@ type KernelServiceServer interface {
 	// confirm ended within --stop-confirm-timeout fails with UNAVAILABLE / OWNER_CLEANUP_FAILED
 	// (metadata run_ref, session_id) and the session refuses turns (SESSION_QUARANTINED) until
 	// the kernel has confirmed the run's end.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	StopSession(context.Context, *StopSessionRequest) (*StopSessionResponse, error)
 	// RespondToSandboxBoundary answers a pending sandbox-boundary request (once).
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
 	RespondToSandboxBoundary(context.Context, *RespondToSandboxBoundaryRequest) (*RespondToSandboxBoundaryResponse, error)
 	// RespondToUserQuestion answers a pending user question (once).
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND.
 	RespondToUserQuestion(context.Context, *RespondToUserQuestionRequest) (*RespondToUserQuestionResponse, error)
 	// SendMessage queues a message for the running turn; its backend reads it at its next step.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	SendMessage(context.Context, *SendMessageRequest) (*SendMessageResponse, error)
 	// WatchSession replays a session's log after a sequence number, then follows it live.
+	// Who may call: The session's owner, or admin; anyone else gets NOT_FOUND, as for an unknown id.
 	WatchSession(*WatchSessionRequest, grpc.ServerStreamingServer[WatchSessionResponse]) error
 	// Shutdown stops admitting turns, stops running turns (after their current step within the
 	// shutdown grace period, then immediately), records everything and then ends the process.
+	// Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	mustEmbedUnimplementedKernelServiceServer()
 }

@@ -3223,7 +3223,12 @@ type RegisterSessionRequest struct {
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The session's absolute working directory: the default cwd of its runs; empty keeps the
 	// service's default (the user's home directory).
-	Cwd           string `protobuf:"bytes,2,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	Cwd string `protobuf:"bytes,2,opt,name=cwd,proto3" json:"cwd,omitempty"`
+	// The principal that owns the session on the kernel (set by the kernel from the session
+	// header; empty: the local principal's, as for a session from before owners were recorded).
+	// That principal may then read, watch, attach to, control and stop the session's runs; it may
+	// not start runs in it. At most 256 bytes.
+	Owner         string `protobuf:"bytes,3,opt,name=owner,proto3" json:"owner,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3268,6 +3273,13 @@ func (x *RegisterSessionRequest) GetSessionId() string {
 func (x *RegisterSessionRequest) GetCwd() string {
 	if x != nil {
 		return x.Cwd
+	}
+	return ""
+}
+
+func (x *RegisterSessionRequest) GetOwner() string {
+	if x != nil {
+		return x.Owner
 	}
 	return ""
 }
@@ -3659,11 +3671,12 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"unfinished\x18\x03 \x01(\x05R\n" +
 	"unfinished\x12'\n" +
-	"\x0funfinished_refs\x18\x04 \x03(\tR\x0eunfinishedRefs\"I\n" +
+	"\x0funfinished_refs\x18\x04 \x03(\tR\x0eunfinishedRefs\"_\n" +
 	"\x16RegisterSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
-	"\x03cwd\x18\x02 \x01(\tR\x03cwd\"3\n" +
+	"\x03cwd\x18\x02 \x01(\tR\x03cwd\x12\x14\n" +
+	"\x05owner\x18\x03 \x01(\tR\x05owner\"3\n" +
 	"\x17RegisterSessionResponse\x12\x18\n" +
 	"\achanged\x18\x01 \x01(\bR\achanged\"P\n" +
 	"\x15ArchiveSessionRequest\x12\x1d\n" +

@@ -58,25 +58,38 @@ const (
 // session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
 type ResourceServiceClient interface {
 	// GetServerInfo describes this resource process: version, state and where it keeps its data.
+	// Who may call: Any authenticated principal.
 	GetServerInfo(ctx context.Context, in *GetServerInfoRequest, opts ...grpc.CallOption) (*GetServerInfoResponse, error)
 	// OpenConnection opens a client connection: the server answers once with its id and keeps
 	// the stream open. Controller leases taken with that id belong to the connection and are
 	// released when the stream ends (the client closes it, cancels it, or goes away).
+	// Who may call: Any authenticated principal (a lease still needs access to its run).
 	OpenConnection(ctx context.Context, in *OpenConnectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[OpenConnectionResponse], error)
 	// RunForeground runs a command over pipes and streams its output chunks, then one final
 	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
 	// StartBackground). Cancelling the call cancels the run.
+	// Who may call: The kernel or admin role; in standalone mode also a client principal in a session
+	// it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
+	// another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
+	// the kernel runs those sessions' commands after their approvals.
 	RunForeground(ctx context.Context, in *RunForegroundRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunForegroundResponse], error)
 	// StartBackground starts a command over pipes or a PTY and returns at once with the run,
 	// normally `running` (or its terminal state if it could not start).
+	// Who may call: As RunForeground.
 	StartBackground(ctx context.Context, in *StartBackgroundRequest, opts ...grpc.CallOption) (*StartBackgroundResponse, error)
 	// GetRun returns a run as of now (live output for an active run).
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	GetRun(ctx context.Context, in *GetRunRequest, opts ...grpc.CallOption) (*GetRunResponse, error)
 	// ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
 	// runs may be seen by ref), oldest first, a page at a time.
+	// Who may call: The kernel or admin role, or the owner of the session (others: NOT_FOUND);
+	// without a session_id, the runs of the sessions the caller may see.
 	ListRuns(ctx context.Context, in *ListRunsRequest, opts ...grpc.CallOption) (*ListRunsResponse, error)
 	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
 	// its final state; a run that has already ended is returned unchanged.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	StopRun(ctx context.Context, in *StopRunRequest, opts ...grpc.CallOption) (*StopRunResponse, error)
 	// WatchRuns streams a session's run changes after a change sequence, until the server shuts
 	// down. First a replay from the store, which keeps only each run's latest revision: every run
@@ -88,38 +101,52 @@ type ResourceServiceClient interface {
 	// run changed since the last change_seq it got. change_seq only grows along a stream and no
 	// change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
 	// last change_seq received.
+	// Who may call: The kernel or admin role, or the owner of the session; anyone else gets
+	// NOT_FOUND.
 	WatchRuns(ctx context.Context, in *WatchRunsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRunsResponse], error)
 	// AcquireController takes control of an active PTY run for a connection. A second holder is
 	// ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	AcquireController(ctx context.Context, in *AcquireControllerRequest, opts ...grpc.CallOption) (*AcquireControllerResponse, error)
 	// ControlController sends input and/or a resize under the lease. The sequence must be
 	// exactly the next one; an exact retry returns the identical earlier result; the same
 	// sequence with another payload, or input to a PTY that is being terminated, is
 	// ABORTED/OPERATION_CONFLICT.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	ControlController(ctx context.Context, in *ControlControllerRequest, opts ...grpc.CallOption) (*ControlControllerResponse, error)
 	// ReleaseController gives up the lease; `released` is false when the caller held none
 	// (already released, dropped when its connection closed, or when the run ended).
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	ReleaseController(ctx context.Context, in *ReleaseControllerRequest, opts ...grpc.CallOption) (*ReleaseControllerResponse, error)
 	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
 	// run, its current screen), replays output after the requested sequence, then streams live
 	// output until the run ends (`ended`). With a controller id the stream holds the lease for
 	// its lifetime, and `control` messages go through the same sequence rules as
 	// ControlController; each is answered with a `control` outcome.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	Attach(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AttachRequest, AttachResponse], error)
 	// Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
 	// "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
 	// answers with how the runs ended within the shutdown grace period (and which had not),
 	// then the server stops. A caller that goes away does not stop the shutdown it began.
+	// Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
 	Shutdown(ctx context.Context, in *ShutdownRequest, opts ...grpc.CallOption) (*ShutdownResponse, error)
 	// RegisterSession tells the service that a session exists (the kernel calls it when it
 	// creates or unarchives a session, and before it runs a tool). Idempotent: registering again
 	// updates the working directory and lifts an archive. In kernel mode (the default) the
 	// service admits operations only for registered, unarchived sessions; a standalone service
 	// (--standalone) admits any well-formed session id as well.
+	// Who may call: The kernel role only (PERMISSION_DENIED otherwise); `owner` says whose session it
+	// is.
 	RegisterSession(ctx context.Context, in *RegisterSessionRequest, opts ...grpc.CallOption) (*RegisterSessionResponse, error)
 	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
 	// period, then KILL; the final states are recorded) and refuses its operations from then on:
 	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	// Who may call: The kernel role only (PERMISSION_DENIED otherwise).
 	ArchiveSession(ctx context.Context, in *ArchiveSessionRequest, opts ...grpc.CallOption) (*ArchiveSessionResponse, error)
 }
 
@@ -331,25 +358,38 @@ func (c *resourceServiceClient) ArchiveSession(ctx context.Context, in *ArchiveS
 // session passes the same admission as when it is named (archived: SESSION_ARCHIVED).
 type ResourceServiceServer interface {
 	// GetServerInfo describes this resource process: version, state and where it keeps its data.
+	// Who may call: Any authenticated principal.
 	GetServerInfo(context.Context, *GetServerInfoRequest) (*GetServerInfoResponse, error)
 	// OpenConnection opens a client connection: the server answers once with its id and keeps
 	// the stream open. Controller leases taken with that id belong to the connection and are
 	// released when the stream ends (the client closes it, cancels it, or goes away).
+	// Who may call: Any authenticated principal (a lease still needs access to its run).
 	OpenConnection(*OpenConnectionRequest, grpc.ServerStreamingServer[OpenConnectionResponse]) error
 	// RunForeground runs a command over pipes and streams its output chunks, then one final
 	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
 	// StartBackground). Cancelling the call cancels the run.
+	// Who may call: The kernel or admin role; in standalone mode also a client principal in a session
+	// it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
+	// another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
+	// the kernel runs those sessions' commands after their approvals.
 	RunForeground(*RunForegroundRequest, grpc.ServerStreamingServer[RunForegroundResponse]) error
 	// StartBackground starts a command over pipes or a PTY and returns at once with the run,
 	// normally `running` (or its terminal state if it could not start).
+	// Who may call: As RunForeground.
 	StartBackground(context.Context, *StartBackgroundRequest) (*StartBackgroundResponse, error)
 	// GetRun returns a run as of now (live output for an active run).
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	GetRun(context.Context, *GetRunRequest) (*GetRunResponse, error)
 	// ListRuns lists a session's runs (or, without a session_id, the runs of every session whose
 	// runs may be seen by ref), oldest first, a page at a time.
+	// Who may call: The kernel or admin role, or the owner of the session (others: NOT_FOUND);
+	// without a session_id, the runs of the sessions the caller may see.
 	ListRuns(context.Context, *ListRunsRequest) (*ListRunsResponse, error)
 	// StopRun cancels a run (TERM to its process group, a grace period, then KILL) and returns
 	// its final state; a run that has already ended is returned unchanged.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	StopRun(context.Context, *StopRunRequest) (*StopRunResponse, error)
 	// WatchRuns streams a session's run changes after a change sequence, until the server shuts
 	// down. First a replay from the store, which keeps only each run's latest revision: every run
@@ -361,38 +401,52 @@ type ResourceServiceServer interface {
 	// run changed since the last change_seq it got. change_seq only grows along a stream and no
 	// change is missed; a collapse shows as a jump in a run's `revision`. To resume, pass the
 	// last change_seq received.
+	// Who may call: The kernel or admin role, or the owner of the session; anyone else gets
+	// NOT_FOUND.
 	WatchRuns(*WatchRunsRequest, grpc.ServerStreamingServer[WatchRunsResponse]) error
 	// AcquireController takes control of an active PTY run for a connection. A second holder is
 	// ABORTED/OPERATION_CONFLICT; the same holder acquiring again gets its lease back.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	AcquireController(context.Context, *AcquireControllerRequest) (*AcquireControllerResponse, error)
 	// ControlController sends input and/or a resize under the lease. The sequence must be
 	// exactly the next one; an exact retry returns the identical earlier result; the same
 	// sequence with another payload, or input to a PTY that is being terminated, is
 	// ABORTED/OPERATION_CONFLICT.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	ControlController(context.Context, *ControlControllerRequest) (*ControlControllerResponse, error)
 	// ReleaseController gives up the lease; `released` is false when the caller held none
 	// (already released, dropped when its connection closed, or when the run ended).
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	ReleaseController(context.Context, *ReleaseControllerRequest) (*ReleaseControllerResponse, error)
 	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
 	// run, its current screen), replays output after the requested sequence, then streams live
 	// output until the run ends (`ended`). With a controller id the stream holds the lease for
 	// its lifetime, and `control` messages go through the same sequence rules as
 	// ControlController; each is answered with a `control` outcome.
+	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
 	Attach(grpc.BidiStreamingServer[AttachRequest, AttachResponse]) error
 	// Shutdown drains the service: new starts are refused at once (UNAVAILABLE/HOST_DRAINING,
 	// "Runtime resources are draining"), controllers are dropped, live runs are cancelled. It
 	// answers with how the runs ended within the shutdown grace period (and which had not),
 	// then the server stops. A caller that goes away does not stop the shutdown it began.
+	// Who may call: The operator or admin role; anyone else gets PERMISSION_DENIED.
 	Shutdown(context.Context, *ShutdownRequest) (*ShutdownResponse, error)
 	// RegisterSession tells the service that a session exists (the kernel calls it when it
 	// creates or unarchives a session, and before it runs a tool). Idempotent: registering again
 	// updates the working directory and lifts an archive. In kernel mode (the default) the
 	// service admits operations only for registered, unarchived sessions; a standalone service
 	// (--standalone) admits any well-formed session id as well.
+	// Who may call: The kernel role only (PERMISSION_DENIED otherwise); `owner` says whose session it
+	// is.
 	RegisterSession(context.Context, *RegisterSessionRequest) (*RegisterSessionResponse, error)
 	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
 	// period, then KILL; the final states are recorded) and refuses its operations from then on:
 	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	// Who may call: The kernel role only (PERMISSION_DENIED otherwise).
 	ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error)
 	mustEmbedUnimplementedResourceServiceServer()
 }
