@@ -161,7 +161,10 @@ async def test_the_schema_version_is_kept_and_a_newer_file_is_refused(owner: Roo
     assert workers() == []  # the refused open left no thread behind
 
 
-async def test_a_database_that_cannot_use_wal_is_refused(owner: RootOwner) -> None:
+async def test_a_database_that_cannot_use_wal_is_refused(
+    owner: RootOwner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # opening sets the modes of a file named ":memory:" here
     with pytest.raises(Refused, match="cannot use WAL"):
         await SqliteWorker.open(owner.lease, Path(":memory:"), SCHEMA, OPTIONS, ERRORS)
     assert workers() == []

@@ -43,8 +43,8 @@ from kernel_service.core.log.events import StoredMessage, SystemNote, TurnState
 from kernel_service.core.session import HeaderPatch
 from kernel_service.core.sessions import SessionTable
 from kernel_service.core.tools import ToolHost
-from kernel_service.core.turns.confirm import RunConfirmer, unconfirmed_in
 from kernel_service.core.turns.admission import remember_early_stop
+from kernel_service.core.turns.confirm import RunConfirmer, unconfirmed_in
 from kernel_service.core.turns.quarantine import block
 from kernel_service.core.turns.recording import take_open_message
 from kernel_service.core.turns.run import Run, StartOutcome, StopOutcome, UnconfirmedRun
