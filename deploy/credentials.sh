@@ -13,7 +13,9 @@
 #   client/    token ca.pem     what a client on the host needs: MAKA_TOKEN and MAKA_TLS_CA
 # Each service directory is mounted read-only into its container; as root the script gives it
 # to the containers' user (uid 10001) with modes 0700/0600; MAKA_SECRETS_OWNER=UID:GID changes
-# that owner (rootless podman: run it under `podman unshare`).
+# that owner (rootless podman: run it under `podman unshare`). MAKA_KERNEL_SAN and
+# MAKA_RESOURCE_SAN add names to a certificate (e.g. DNS:kernel.example,IP:192.0.2.1) for
+# services that run on hosts of their own.
 set -euo pipefail
 dir="${1:-$(dirname "$0")/secrets}"
 owner="${MAKA_SECRETS_OWNER:-10001:10001}"
@@ -40,8 +42,9 @@ issue() { # issue NAME SAN OUT_CERT OUT_KEY: a certificate for server and client
   openssl x509 -req -in "$work/$1.csr" -CA "$dir/ca.pem" -CAkey "$work/ca.key" \
     -CAcreateserial -CAserial "$work/ca.srl" -days "$days" -extfile "$work/$1.ext" -out "$3" 2>/dev/null
 }
-issue kernel "DNS:kernel,DNS:localhost,IP:127.0.0.1" "$dir/kernel/tls.crt" "$dir/kernel/tls.key"
-issue resource "DNS:resource,DNS:localhost,IP:127.0.0.1" \
+issue kernel "DNS:kernel,DNS:localhost,IP:127.0.0.1${MAKA_KERNEL_SAN:+,$MAKA_KERNEL_SAN}" \
+  "$dir/kernel/tls.crt" "$dir/kernel/tls.key"
+issue resource "DNS:resource,DNS:localhost,IP:127.0.0.1${MAKA_RESOURCE_SAN:+,$MAKA_RESOURCE_SAN}" \
   "$dir/resource/tls.crt" "$dir/resource/tls.key"
 issue kernel-link "DNS:kernel-link" "$dir/kernel/link.crt" "$dir/kernel/link.key"
 
