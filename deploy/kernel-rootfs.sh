@@ -25,6 +25,8 @@ find "$python" "$rootfs$stdlib" "$rootfs$venv" -name '*.so*' -o -path "$python" 
     done | sort -u | while read -r library; do
       [ -e "$rootfs$library" ] || cp -L --parents "$library" "$rootfs"
     done
+# The loader's cache: libraries outside its built-in paths (/usr/local/lib) are found by it.
+[ ! -e /etc/ld.so.cache ] || cp -L --parents /etc/ld.so.cache "$rootfs"
 cp -L --parents /etc/ssl/certs/ca-certificates.crt "$rootfs"
 printf 'root:x:0:0:root:/:/nonexistent\nmaka:x:10001:10001:maka:/data:/nonexistent\n' \
   >"$rootfs/etc/passwd"

@@ -120,7 +120,6 @@ def stack(podman_env: dict[str, str], images: dict[str, str], secrets: Path) -> 
     try:
         yield stack
     finally:
-        print(stack.logs("kernel")[-3000:], stack.logs("resource")[-3000:])
         command = [require("podman-compose"), "-f", str(DEPLOY / "compose.yaml")]
         run([*command, "-p", stack.project, "down", "--volumes"], env=stack.env, check=False)
 
@@ -173,7 +172,8 @@ def test_the_stack_runs_a_session_and_comes_back_with_every_final_state(stack: S
     start = time.monotonic()
     stack.compose("stop")
     print(f"stack stopped in {time.monotonic() - start:.1f} s")
-    assert (stack.exit_code("kernel"), stack.exit_code("resource")) == (0, 0)
+    logs = stack.logs("kernel") + stack.logs("resource")
+    assert (stack.exit_code("kernel"), stack.exit_code("resource")) == (0, 0), logs
     assert "maka-kernel stopped" in stack.logs("kernel")
     assert "maka-resource stopped" in stack.logs("resource")
 
