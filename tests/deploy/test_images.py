@@ -49,7 +49,7 @@ def files_of(env: dict[str, str], image: str) -> list[str]:
         ):
             return [member.name.lstrip("./") for member in tar]
     finally:
-        run(["podman", "rm", "--force", name], env=env, check=False)
+        run(["podman", "rm", "--force", "--volumes", name], env=env, check=False)
 
 
 @pytest.mark.parametrize("service", ["kernel", "resource"])
