@@ -106,3 +106,19 @@ def test_json_after_the_command(maka: Maka) -> None:
     assert json.loads(sid)["name"] == "late-json"
     listed = [json.loads(line) for line in maka.ok("ls", "--json").splitlines()]
     assert json.loads(sid)["id"] in {s["id"] for s in listed}
+
+
+def test_new_remote_leaves_the_workspace_check_to_the_kernel(maka: Maka) -> None:
+    # A workspace on the kernel's side (a container's volume) need not exist here: the path is
+    # sent as given and the kernel's own check answers.
+    missing = maka.workspace / "only-on-the-kernel"
+    result = maka("new", "--remote", str(missing))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"maka: error: invalid workspace_root: '{missing}' does not exist (INVALID_REQUEST)\n"
+    )
+    session = maka.ok("new", "--remote", str(maka.workspace)).strip()
+    assert maka.json("ls")[0]["id"] == session
+    relative = maka("new", "--remote", "some/dir")
+    assert relative.returncode == 2
+    assert "--remote needs the workspace as an absolute path (USAGE)" in relative.stderr

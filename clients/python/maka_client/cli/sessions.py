@@ -26,6 +26,12 @@ def register(commands: Any) -> None:
 def _register_new(commands: Any) -> None:
     new = commands.add_parser("new", help="create a session")
     new.add_argument("workspace", nargs="?", default=None, help="workspace root (default: .)")
+    new.add_argument(
+        "--remote",
+        action="store_true",
+        help="the workspace is a path where the kernel runs (a container's volume): sent as "
+        "given, and checked by the kernel instead of here",
+    )
     new.add_argument("--name", default="")
     new.add_argument("--cwd", default="")
     new.add_argument("--permission-mode", choices=sorted(PERMISSION_MODES), default=None)
@@ -110,7 +116,12 @@ def existing_directory(path: str) -> str:
 
 
 async def cmd_new(ctx: Context, args: argparse.Namespace) -> int:
-    workspace = existing_directory(absolute(args.workspace))
+    if args.remote:
+        if not args.workspace or not os.path.isabs(args.workspace):
+            raise CommandError("--remote needs the workspace as an absolute path", "USAGE")
+        workspace = args.workspace
+    else:
+        workspace = existing_directory(absolute(args.workspace))
     mode = PERMISSION_MODES.get(args.permission_mode or "", pb.PERMISSION_MODE_UNSPECIFIED)
     options = {}
     for item in args.option:
