@@ -23,6 +23,7 @@ from tests.integration.conftest import (
     group_members,
     kinds,
 )
+from tests.support.pids import host_pid
 
 BYPASS = kpb.PERMISSION_MODE_BYPASS
 ALLOW_ONCE = kpb.SANDBOX_DECISION_ALLOW_ONCE
@@ -164,7 +165,8 @@ async def _start_sleeping_turn(
 
     reader = asyncio.create_task(read())
     run = await running_run(resource, session.id)
-    background_pid = int((await seen).split()[1])
+    # It echoes the pid its sandbox gives it; the host's is another.
+    background_pid = host_pid(run.pid, int((await seen).split()[1]))
     pids = sorted({run.pid, background_pid, *group_members(run.pid)})
     assert all(alive(pid) for pid in pids)
     return session.id, reader, run, pids

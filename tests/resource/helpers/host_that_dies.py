@@ -11,15 +11,24 @@ import sys
 from pathlib import Path
 
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import BashInput, OutputChunk, RunSupervisor
+from resource_service.core import BashInput, OutputChunk, RunSupervisor, ShellRunConfig
+from resource_service.core.sandbox import ExecutionBoundary, SandboxSettings
 from resource_service.store import SqliteShellRunStore
+
+# Unsandboxed: its runs must outlive this host (a sandbox ends with it) and print host pids,
+# for the start-up sweep's marker and process-group rules to find.
+DANGER = ExecutionBoundary(profile="danger-full-access")
+REPO = str(Path(__file__).resolve().parents[3])
 
 
 async def main(base: Path) -> None:
     owner = try_acquire_root_owner(resolve_storage_root(base / "interactive", "resource"))
     assert owner is not None
     store = await SqliteShellRunStore.open(owner.lease)
-    manager = await RunSupervisor.open(store=store)
+    # As tests.support.sandbox (this script runs on its own): its Python is readable.
+    roots = (REPO, sys.base_prefix, sys.prefix)
+    config = ShellRunConfig(sandbox=SandboxSettings(readable_roots=roots))
+    manager = await RunSupervisor.open(store=store, config=config)
     cwd = os.getcwd()
     # The PTY run ignores the hangup its terminal sends when this host dies, as nohup would.
     commands = [
@@ -30,7 +39,7 @@ async def main(base: Path) -> None:
     refs, pids = [], []
     for command, pty in commands:
         record = await manager.start_background(
-            BashInput(session_id="doomed", command=command, cwd=cwd, pty=pty)
+            BashInput(session_id="doomed", command=command, cwd=cwd, pty=pty, boundary=DANGER)
         )
         assert record.status == "running" and record.process is not None
         refs.append(record.ref)
