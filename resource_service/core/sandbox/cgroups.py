@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import select
 import subprocess
 import time
 from dataclasses import dataclass
@@ -75,6 +76,9 @@ class RunCgroup:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: pidfds of the members killed, to wait for their exit (a process leaves its cgroup
+        #: a moment before it has exited).
+        self._pinned: list[int] = []
 
     @property
     def procs(self) -> Path:
@@ -87,6 +91,9 @@ class RunCgroup:
 
     def kill(self) -> None:
         """SIGKILL every process in the cgroup (and in any cgroup below it)."""
+        for pid in self.members():
+            with contextlib.suppress(OSError):
+                self._pinned.append(os.pidfd_open(pid))
         with contextlib.suppress(FileNotFoundError):
             (self.path / "cgroup.kill").write_text("1")
 
@@ -101,15 +108,29 @@ class RunCgroup:
         """Wait until no process is left; ``False`` if *within* seconds pass first."""
         deadline = time.monotonic() + within
         pause = 0.001
-        while self.populated():
+        while self.populated() or not self._exited():
             if time.monotonic() >= deadline:
                 return False
             await asyncio.sleep(pause)
             pause = min(pause * 2, 0.05)
         return True
 
+    def _exited(self) -> bool:
+        """True once every killed member has exited (its pidfd is readable)."""
+        while self._pinned:
+            ready, _, _ = select.select(self._pinned, [], [], 0)
+            for fd in ready:
+                self._pinned.remove(fd)
+                os.close(fd)
+            if self._pinned and not ready:
+                return False
+        return True
+
     def remove(self) -> bool:
         """Remove the (empty) cgroup; ``False`` if it still has members."""
+        for fd in self._pinned:
+            os.close(fd)
+        self._pinned.clear()
         try:
             self.path.rmdir()
         except FileNotFoundError:
@@ -159,7 +180,7 @@ class CgroupTree:
     def create(self, run_id: str, *, pids_max: int | None, memory_max: int | None) -> RunCgroup:
         """A new cgroup for run *run_id*, with the limits its controllers allow."""
         path = self.base / f"run-{run_id}"
-        path.mkdir(exist_ok=True)
+        path.mkdir(parents=True, exist_ok=True)
         if pids_max is not None and "pids" in self.controllers:
             (path / "pids.max").write_text(str(pids_max))
         if memory_max is not None and "memory" in self.controllers:

@@ -33,7 +33,7 @@ async def main(base: Path) -> None:
     # The PTY run ignores the hangup its terminal sends when this host dies, as nohup would.
     commands = [
         ("sleep 600", False),
-        ('trap "" HUP; exec sleep 600', True),
+        ('trap "" HUP; echo ignoring; exec sleep 600', True),
         ("sleep 600 & echo $!; wait", False),
     ]
     refs, pids = [], []
@@ -44,16 +44,22 @@ async def main(base: Path) -> None:
         assert record.status == "running" and record.process is not None
         refs.append(record.ref)
         pids.append(record.process.pid)
-    # The last run prints its grandchild's pid: wait for that line (a sentinel, not a sleep).
+    # The PTY run says when it ignores the hangup (or this host's death could come first), and
+    # the last run prints its grandchild's pid: wait for those lines (sentinels, not sleeps).
+    await _line(manager, refs[1])
+    pids.append(int(await _line(manager, refs[-1])))
+    print(json.dumps({"refs": refs, "pids": pids}), flush=True)
+    await asyncio.Event().wait()
+
+
+async def _line(manager: RunSupervisor, ref: str) -> bytes:
     printed = b""
-    async for event in manager.follow_output("doomed", refs[-1]):
+    async for event in manager.follow_output("doomed", ref):
         if isinstance(event, OutputChunk):
             printed += event.data
             if printed.endswith(b"\n"):
                 break
-    pids.append(int(printed))
-    print(json.dumps({"refs": refs, "pids": pids}), flush=True)
-    await asyncio.Event().wait()
+    return printed
 
 
 asyncio.run(main(Path(sys.argv[1])))
