@@ -32,6 +32,7 @@ from resource_service.api.connections import ConnectionRegistry
 from resource_service.api.info import server_info
 from resource_service.api.servicer import ResourceServicer
 from resource_service.core import (
+    Capabilities,
     DrainReport,
     ResourceError,
     ResourceHost,
@@ -42,6 +43,7 @@ from resource_service.core import (
     ShellRunConfig,
 )
 from resource_service.core.drain import drain
+from resource_service.sandbox_config import add_sandbox_settings, sandbox_settings
 from resource_service.store import SqliteShellRunStore
 
 DEFAULT_PORT = 50052
@@ -77,6 +79,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         default_port=DEFAULT_PORT,
     )
     _add_shell_settings(settings, ShellRunConfig())
+    add_sandbox_settings(settings)
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
@@ -85,6 +88,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         max_page_bytes=int(ns.max_page_bytes),
         termination_grace=float(ns.termination_grace),
         watch_backlog=int(ns.watch_backlog),
+        sandbox=sandbox_settings(ns, common.service_data_dir),
     )
     return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
 
@@ -139,6 +143,17 @@ def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> N
         help="admit any well-formed session id, not only the sessions the kernel registered "
         "(RegisterSession); archived sessions are still refused",
     )
+
+
+def _log_capabilities(caps: Capabilities) -> None:
+    if caps.bwrap.available:
+        log.info("sandbox: bubblewrap %s (%s)", caps.bwrap.version, caps.bwrap.path)
+    else:
+        log.warning("sandbox UNAVAILABLE, sandboxed runs are refused: %s", caps.bwrap.reason)
+    if caps.containment == "cgroup":
+        log.info("containment: a cgroup per run under %s", caps.cgroup_root)
+    else:
+        log.warning("containment: process groups only (%s)", caps.containment_reason)
 
 
 class _Residencies:
@@ -245,6 +260,7 @@ class ResourceService:
         except (ResourceError, OSError) as error:
             await self.close()
             raise StartupError(f"cannot open the shell-run store: {error}") from error
+        _log_capabilities(self._supervisor.sandbox.capabilities)
         recovery = self._supervisor.recovery
         if recovery is not None and recovery.orphaned:
             log.warning(
@@ -269,7 +285,7 @@ class ResourceService:
     def register(self, server: grpc.aio.Server) -> None:
         assert self._host is not None and self._resources is not None
         assert self._connections is not None
-        host, resources = self._host, self._resources
+        host, resources, supervisor = self._host, self._resources, self.supervisor
         servicer = ResourceServicer(
             resources=resources,
             connections=self._connections,
@@ -277,6 +293,7 @@ class ResourceService:
                 host,
                 draining=host.draining or resources.draining,
                 standalone=resources.standalone,
+                sandbox=supervisor.sandbox.capabilities,
             ),
             shutdown=self._shutdown_rpc,
             closing=self._closing,

@@ -8,6 +8,7 @@ from typing import Final
 from google.protobuf import timestamp_pb2
 from maka.resource.v1 import resource_pb2 as pb
 
+from resource_service.api.sandbox_convert import boundary_from_proto, run_sandbox_to_proto
 from resource_service.core import (
     BashInput,
     ControlResult,
@@ -127,6 +128,8 @@ def run_to_proto(record: ShellRunRecord) -> pb.Run:
         )
     else:
         run.screen.CopyFrom(screen_to_proto(record.output))
+    if record.sandbox is not None:
+        run.sandbox.CopyFrom(run_sandbox_to_proto(record.sandbox))
     return run
 
 
@@ -148,6 +151,7 @@ def bash_input_from_foreground(request: pb.RunForegroundRequest) -> BashInput:
         env=dict(request.env),
         pty=request.pty,
         timeout_ms=request.timeout_ms if request.HasField("timeout_ms") else None,
+        boundary=boundary_from_proto(request.boundary) if request.HasField("boundary") else None,
     )
 
 
@@ -164,6 +168,7 @@ def bash_input_from_background(request: pb.StartBackgroundRequest) -> BashInput:
         cols=size.cols,
         rows=size.rows,
         timeout_ms=request.timeout_ms if request.HasField("timeout_ms") else None,
+        boundary=boundary_from_proto(request.boundary) if request.HasField("boundary") else None,
     )
 
 

@@ -9,6 +9,8 @@ from google.protobuf import timestamp_pb2
 from maka.resource.v1 import resource_pb2
 
 from maka_common.server import ServerHost
+from resource_service.api.sandbox_convert import capabilities_to_proto
+from resource_service.core import Capabilities
 
 
 def package_version() -> str:
@@ -19,7 +21,11 @@ def package_version() -> str:
 
 
 def server_info(
-    host: ServerHost, *, draining: bool, standalone: bool
+    host: ServerHost,
+    *,
+    draining: bool,
+    standalone: bool,
+    sandbox: Capabilities | None = None,
 ) -> resource_pb2.GetServerInfoResponse:
     """*draining*: new work is refused (a shutdown began, or the fail-stop latch tripped).
     *standalone*: any well-formed session id is admitted, not only registered sessions."""
@@ -35,4 +41,5 @@ def server_info(
         draining=draining,
         pid=os.getpid(),
         standalone=standalone,
+        sandbox=capabilities_to_proto(sandbox) if sandbox is not None else None,
     )

@@ -37,6 +37,7 @@ RULES: Final[tuple[Rule, ...]] = (
     (e.OperationConflictError, S.ABORTED, r.ERROR_REASON_OPERATION_CONFLICT),
     (e.HostDrainingError, S.UNAVAILABLE, r.ERROR_REASON_HOST_DRAINING),
     (e.ResourceExhaustedError, S.RESOURCE_EXHAUSTED, r.ERROR_REASON_RESOURCE_EXHAUSTED),
+    (e.SandboxUnavailableError, S.FAILED_PRECONDITION, r.ERROR_REASON_SANDBOX_UNAVAILABLE),
     # A refused write (a full disk): the client may retry once the store takes writes again.
     # A closed store (its owner lease lost) says the same: the service is going away.
     (e.PersistenceFailedError, S.UNAVAILABLE, r.ERROR_REASON_PERSISTENCE_FAILED),

@@ -14,6 +14,9 @@ One owner per lifecycle, each owning only what the next one down does not::
                 └─ ProcessHandle (process/)  one spawned command: pipes or PTY, readers,
                                     exit watch, reaping; process/termination.py alone signals
 
+Every process starts confined (``sandbox/``): in bubblewrap as its execution boundary asks,
+in a cgroup of its own where the host can make one, with the clean environment.
+
 The drain ladder is :func:`.drain.drain` (rungs: :class:`.drain.DrainRung`); the start-up sweep
 of a dead host's runs is :mod:`.recovery`. Nothing writes another object's state: each owner
 changes the one below only through its methods.
@@ -41,6 +44,7 @@ from resource_service.core.errors import (
     PersistenceFailedError,
     ResourceError,
     ResourceExhaustedError,
+    SandboxUnavailableError,
     SessionArchivedError,
     ShellRunPtyControlClosedError,
     StoreClosedError,
@@ -70,6 +74,7 @@ from resource_service.core.records import (
     PtyOutput,
     RunKind,
     RunMode,
+    RunSandbox,
     ShellRunOutput,
     ShellRunRecord,
     ShellRunStatus,
@@ -78,6 +83,16 @@ from resource_service.core.records import (
 )
 from resource_service.core.recovery import ORPHANED_MESSAGE, RecoveryReport
 from resource_service.core.requests import BashInput, check_length
+from resource_service.core.sandbox import (
+    BoundaryExpansion,
+    Capabilities,
+    ExecutionBoundary,
+    FilesystemEntry,
+    SandboxSettings,
+)
+from resource_service.core.sandbox.boundary import Access as FilesystemAccess
+from resource_service.core.sandbox.boundary import Match as PathMatch
+from resource_service.core.sandbox.boundary import Profile as PermissionProfile
 from resource_service.core.store import SessionStore, ShellRunStore
 from resource_service.core.supervisor import RunSupervisor, ShellRunUpdate
 
@@ -88,6 +103,8 @@ __all__ = [
     "AttachSession",
     "Attachment",
     "BashInput",
+    "BoundaryExpansion",
+    "Capabilities",
     "ConnectionContext",
     "ControlKind",
     "ControlRequest",
@@ -97,6 +114,9 @@ __all__ = [
     "ControllerReleaseResult",
     "DrainReport",
     "DrainRung",
+    "ExecutionBoundary",
+    "FilesystemAccess",
+    "FilesystemEntry",
     "ForegroundStarted",
     "HostDrainingError",
     "InternalFailureError",
@@ -108,6 +128,8 @@ __all__ = [
     "OutputEvent",
     "OutputGap",
     "PermissionDeniedError",
+    "PathMatch",
+    "PermissionProfile",
     "PersistenceFailedError",
     "PipesOutput",
     "ProcessIdentity",
@@ -120,7 +142,10 @@ __all__ = [
     "ResourceHost",
     "RunKind",
     "RunMode",
+    "RunSandbox",
     "RunSupervisor",
+    "SandboxSettings",
+    "SandboxUnavailableError",
     "SessionAdmissionGate",
     "SessionArchivedError",
     "SessionDirectory",

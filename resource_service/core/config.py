@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from resource_service.core.sandbox.settings import SandboxSettings
 from resource_service.core.screen import DEFAULT_MAX_PENDING, DEFAULT_SCROLLBACK
 from resource_service.core.sizes import DEFAULT_PAGE_BYTES
 
@@ -44,8 +45,11 @@ class ShellRunConfig:
     #: Most committed revisions queued for one WatchRuns watcher that it has not taken yet;
     #: past that its queue collapses to the latest revision of each run (see catalog.py).
     watch_backlog: int = 1024
-    #: Environment commands start from; ``None`` means the host's own environment.
+    #: Environment the allow-listed variables of runs come from; ``None`` means the host's
+    #: own environment (see ``sandbox/environment.py``: runs never see the rest of it).
     base_env: Mapping[str, str] | None = None
+    #: Sandbox and containment (see ``sandbox/``).
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     @property
     def live_runs_per_session(self) -> int:

@@ -24,6 +24,7 @@ from resource_service.core.errors import (
 from resource_service.core.failstop import store_failure_reason
 from resource_service.core.pending import PendingRecords
 from resource_service.core.records import ShellRunRecord
+from resource_service.core.sandbox.launch import Sandbox
 from resource_service.core.store import ShellRunStore
 
 __all__ = ["Notify", "RunContext", "transient"]
@@ -47,8 +48,11 @@ class RunContext:
         now: Callable[[], int],
         notify: Notify,
         fail: Callable[[str, BaseException], None],
+        sandbox: Sandbox,
     ) -> None:
         self.store = store
+        #: How runs are confined (probed once, when the supervisor opens).
+        self.sandbox = sandbox
         self.config = config
         self.now = now
         self.notify = notify

@@ -13,6 +13,7 @@ layer maps codes to gRPC status codes and ``ErrorInfo`` reasons in one table.
     │   └── ShellRunPtyControlClosedError   operation_conflict  the PTY is ending or has ended
     ├── HostDrainingError                   host_draining       nobody's: the host shuts down
     ├── ResourceExhaustedError              resource_exhausted  a limit: too many live runs/PTYs
+    ├── SandboxUnavailableError             sandbox_unavailable the host's: no usable bubblewrap
     ├── PersistenceFailedError              persistence_failed  the store refused a write (a full
     │   │                                                       disk): transient, retry later
     │   └── StoreClosedError                persistence_failed  the store's owner has closed
@@ -43,6 +44,7 @@ __all__ = [
     "PersistenceFailedError",
     "ResourceError",
     "ResourceExhaustedError",
+    "SandboxUnavailableError",
     "SessionArchivedError",
     "ShellRunPtyControlClosedError",
     "StoreClosedError",
@@ -137,6 +139,13 @@ class ResourceExhaustedError(ResourceError):
         if limit is not None:
             details["limit"] = str(limit)
         super().__init__(message, details=details)
+
+
+class SandboxUnavailableError(ResourceError):
+    """The run's profile needs the sandbox and this host cannot make one (bubblewrap missing,
+    or unable to create namespaces). Nothing was started; the message says how to fix it."""
+
+    code = "sandbox_unavailable"
 
 
 class PersistenceFailedError(ResourceError):

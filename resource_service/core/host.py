@@ -53,6 +53,7 @@ from resource_service.core.requests import (
     check_session_cwd,
     check_session_id,
 )
+from resource_service.core.sandbox.boundary import rooted
 from resource_service.core.supervisor import RunSupervisor, ShellRunUpdate
 
 __all__ = ["ResourceHost"]
@@ -479,10 +480,8 @@ class ResourceHost:
             raise HostDrainingError()
 
     def _with_cwd(self, request: BashInput, session: SessionInfo) -> BashInput:
-        if request.cwd:
-            return request
-        cwd = session.cwd or self._default_cwd or os.path.expanduser("~")
-        return replace(request, cwd=cwd)
+        home = self._default_cwd or os.path.expanduser("~")
+        return rooted(request, session.cwd or "", home)  # the cwd filled in, the boundary rooted
 
     @contextlib.contextmanager
     def _internal_failures(self, operation: str) -> Iterator[None]:

@@ -31,12 +31,12 @@ from resource_service.core.live_output import RunOutput
 from resource_service.core.outcome import TerminationReason, final_record
 from resource_service.core.output import OutputChunk, OutputEvent
 from resource_service.core.process import (
+    RUN_MARKER_VARIABLE,
     ExitStatus,
     PipesProcess,
     ProcessHandle,
     PtyProcess,
     TerminationStep,
-    child_environment,
     terminate_group,
 )
 from resource_service.core.records import PtyOutput, ShellRunOutput, ShellRunRecord
@@ -182,23 +182,28 @@ class LiveRun:
 
     def _spawn(self, request: BashInput) -> ProcessHandle:
         config = self._ctx.config
-        env = child_environment(
-            os.environ if config.base_env is None else config.base_env,
-            request.env,
+        plan = self._ctx.sandbox.prepare(
+            request,
             self.record.id,
-            pty=request.pty,
+            os.environ if config.base_env is None else config.base_env,
+            {RUN_MARKER_VARIABLE: self.record.id},
         )
         sink = self.output.on_output
-        if request.pty:
-            return PtyProcess.spawn(
-                request.command,
-                cwd=request.cwd,
-                env=env,
-                cols=request.cols,
-                rows=request.rows,
-                sink=sink,
-            )
-        return PipesProcess.spawn(request.command, cwd=request.cwd, env=env, sink=sink)
+        try:
+            if request.pty:
+                return PtyProcess.spawn(
+                    request.command,
+                    cwd=request.cwd,
+                    plan=plan,
+                    cols=request.cols,
+                    rows=request.rows,
+                    sink=sink,
+                )
+            return PipesProcess.spawn(request.command, cwd=request.cwd, plan=plan, sink=sink)
+        except BaseException:
+            if plan.cgroup is not None:
+                plan.cgroup.remove()
+            raise
 
     async def _supervise(self, process: ProcessHandle) -> None:
         try:
@@ -214,6 +219,8 @@ class LiveRun:
             if not await process.wait_output_eof(self._ctx.config.output_drain_timeout):
                 log.warning("%s: output still open after its process group ended", self.ref)
                 process.drain_ready_output()
+            if not await process.release_cgroup(self._ctx.config.kill_timeout):
+                log.error("%s: processes survived cgroup.kill: %s", self.ref, process.cgroup)
             await self._finish(status)
         except asyncio.CancelledError:
             await self._abandon(process)
@@ -366,6 +373,7 @@ class LiveRun:
                 grace=config.termination_grace,
                 kill_timeout=config.kill_timeout,
                 hurry=self._ctx.hurry,
+                kill=process.kill_all,
             ),
             f"terminate {self.ref}",
         )

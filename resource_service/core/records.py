@@ -24,6 +24,7 @@ __all__ = [
     "PtyOutput",
     "RunKind",
     "RunMode",
+    "RunSandbox",
     "ShellRunOutput",
     "ShellRunRecord",
     "ShellRunStatus",
@@ -128,6 +129,20 @@ class ProcessIdentity:
 
 
 @dataclass(frozen=True)
+class RunSandbox:
+    """How a run was confined: its boundary's profile and revision, and its containment."""
+
+    #: ``read-only``, ``workspace-write`` or ``danger-full-access`` (no sandbox).
+    profile: str
+    #: The revision of the boundary the run carried (0: the default boundary).
+    boundary_revision: int
+    #: True when the run had the network.
+    network: bool
+    #: ``cgroup`` or ``process-group``.
+    containment: str
+
+
+@dataclass(frozen=True)
 class ShellRunRecord:
     """One shell run. Times are milliseconds since the Unix epoch."""
 
@@ -157,6 +172,8 @@ class ShellRunRecord:
     #: Why the run ended the way it did (timeout, cancellation, orphaning, start failure).
     message: str | None = None
     process: ProcessIdentity | None = None
+    #: How the run is confined; ``None`` for runs recorded before sandboxing existed.
+    sandbox: RunSandbox | None = None
 
     @property
     def id(self) -> str:

@@ -12,10 +12,13 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from resource_service.core.errors import InvalidRequestError
 from resource_service.core.output import OutputChunk
+
+if TYPE_CHECKING:
+    from resource_service.core.sandbox.boundary import ExecutionBoundary
 
 __all__ = [
     "BACKGROUND_MAX_TIMEOUT_MS",
@@ -99,6 +102,9 @@ class BashInput:
     cols: int = DEFAULT_COLS
     rows: int = DEFAULT_ROWS
     timeout_ms: int | None = None
+    #: The sandbox to run in (the kernel sends its session's); ``None``: the default,
+    #: ``workspace-write`` over the session's working directory (``sandbox/boundary.py``).
+    boundary: ExecutionBoundary | None = None
     #: Called on the event loop with every output chunk as it is read (foreground runs).
     emit_output: Callable[[OutputChunk], None] | None = field(default=None, compare=False)
 
@@ -121,6 +127,8 @@ class BashInput:
                     field=name,
                 )
         self._check_env()
+        if self.boundary is not None:
+            self.boundary.check()
         if foreground:
             if self.pty:
                 raise InvalidRequestError(

@@ -33,9 +33,9 @@ from resource_service.core.errors import (
     NotFoundError,
     OperationConflictError,
     PersistenceFailedError,
-    ResourceExhaustedError,
     ShellRunPtyControlClosedError,
 )
+from resource_service.core.limits import check_live_limits
 from resource_service.core.live import NOT_PTY, EndCallback, LiveRun
 from resource_service.core.output import OutputEvent
 from resource_service.core.records import (
@@ -48,6 +48,7 @@ from resource_service.core.records import (
 )
 from resource_service.core.recovery import RecoveryReport, sweep_orphaned_runs
 from resource_service.core.requests import BashInput, check_session_id, check_size
+from resource_service.core.sandbox import Sandbox
 from resource_service.core.store import ShellRunStore
 
 __all__ = ["RunSupervisor", "ShellRunUpdate"]
@@ -88,14 +89,16 @@ class RunSupervisor:
         config: ShellRunConfig | None = None,
         new_id: Callable[[], str] = _new_id,
         now: Callable[[], int] = _now_ms,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self._store = store
         self._config = config or ShellRunConfig()
         self._new_id = new_id
         self._now = now
         self._ctx = RunContext(
-            store=store, config=self._config, now=now, notify=self._notify, fail=self._fail
-        )
+            store=store, config=self._config, now=now, notify=self._notify, fail=self._fail,
+            sandbox=sandbox or Sandbox.open(self._config.sandbox),
+        )  # fmt: skip
         self._catalog = RunCatalog(self._ctx, self._with_live_output)
         #: Runs from admission to retirement, by ref.
         self._live: dict[str, LiveRun] = {}
@@ -116,11 +119,16 @@ class RunSupervisor:
         now: Callable[[], int] = _now_ms,
     ) -> RunSupervisor:
         """A supervisor over *store*, after sweeping the runs a previous host left active."""
-        supervisor = cls(store=store, config=config, new_id=new_id, now=now)
-        supervisor.recovery = await sweep_orphaned_runs(
-            store, now=now, kill_timeout=supervisor._config.kill_timeout
-        )
+        sandbox = await asyncio.to_thread(Sandbox.open, (config or ShellRunConfig()).sandbox)
+        supervisor = cls(store=store, config=config, new_id=new_id, now=now, sandbox=sandbox)
+        timeout = supervisor._config.kill_timeout
+        recovery = await sweep_orphaned_runs(store, now=now, kill_timeout=timeout)
+        supervisor.recovery = await sandbox.sweep(recovery, within=timeout)  # and its cgroups
         return supervisor
+
+    @property
+    def sandbox(self) -> Sandbox:
+        return self._ctx.sandbox
 
     # -- observers -------------------------------------------------------------------------
 
@@ -198,6 +206,7 @@ class RunSupervisor:
         request.check(foreground=foreground)
         if not request.cwd:
             raise InvalidRequestError("cwd is required", field="cwd")
+        self._ctx.sandbox.admit(request)
         if self._draining:
             raise HostDrainingError()
         self._check_limits(request)
@@ -220,6 +229,7 @@ class RunSupervisor:
             output=PtyOutput(cols=request.cols, rows=request.rows)
             if request.pty
             else PipesOutput(),
+            sandbox=self._ctx.sandbox.record_of(request),
         )
         run = LiveRun(
             record,
@@ -232,31 +242,7 @@ class RunSupervisor:
         return run
 
     def _check_limits(self, request: BashInput) -> None:
-        config = self._config
-        live, ptys = self.live_counts()
-        if live >= config.max_live_runs:
-            raise ResourceExhaustedError(
-                f"{live} shell runs are live (limit {config.max_live_runs}); "
-                "stop one or wait for one to finish",
-                limit_name="max_live_runs",
-                limit=config.max_live_runs,
-            )
-        own = sum(1 for run in self._live.values() if run.record.session_id == request.session_id)
-        cap = config.live_runs_per_session
-        if own >= cap:
-            raise ResourceExhaustedError(
-                f"session {request.session_id!r} has {own} live shell runs (limit {cap} per "
-                "session); stop one or wait for one to finish",
-                limit_name="max_live_runs_per_session",
-                limit=cap,
-            )
-        if request.pty and ptys >= config.max_live_ptys:
-            raise ResourceExhaustedError(
-                f"{ptys} PTY runs are live (limit {config.max_live_ptys}); "
-                "stop one or use a pipes run",
-                limit_name="max_live_ptys",
-                limit=config.max_live_ptys,
-            )
+        check_live_limits(self._config, list(self._live.values()), request)
 
     def _retire(self, run: LiveRun) -> None:
         if self._live.get(run.ref) is run:
@@ -416,6 +402,7 @@ class RunSupervisor:
         report = await self.drain()
         await self._ctx.pending.close()
         await self._ctx.tasks.wait()
+        self._ctx.sandbox.close()
         self._catalog.close()
         return report
 

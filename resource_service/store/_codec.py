@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -9,6 +10,7 @@ from resource_service.core.records import (
     PipesOutput,
     ProcessIdentity,
     PtyOutput,
+    RunSandbox,
     ShellRunOutput,
     ShellRunRecord,
 )
@@ -49,6 +51,7 @@ def record_to_json(record: ShellRunRecord) -> str:
             "boot_id": record.process.boot_id,
         },
         "output": _output_to_dict(record.output),
+        "sandbox": None if record.sandbox is None else dataclasses.asdict(record.sandbox),
     }
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
@@ -58,6 +61,7 @@ def record_from_json(text: str) -> ShellRunRecord:
     if body.get("format", 1) > FORMAT:
         raise ValueError(f"record format {body['format']} is newer than this host understands")
     process = body.get("process")
+    sandbox = body.get("sandbox")
     return ShellRunRecord(
         ref=body["ref"],
         session_id=body["session_id"],
@@ -80,6 +84,7 @@ def record_from_json(text: str) -> ShellRunRecord:
         message=body["message"],
         process=None if process is None else ProcessIdentity(**process),
         output=_output_from_dict(body["output"]),
+        sandbox=None if sandbox is None else RunSandbox(**sandbox),
     )
 
 

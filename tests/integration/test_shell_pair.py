@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from maka.kernel.v1 import kernel_pb2 as kpb
 from maka.resource.v1 import resource_pb2 as rpb
+from maka.resource.v1 import sandbox_pb2 as spb
 from maka_client import errors
 from maka_client.aio import KernelClient, ResourceClient
 
@@ -23,6 +24,8 @@ from tests.integration.conftest import (
     group_members,
     kinds,
 )
+from tests.support import auth
+from tests.support.pids import host_pid
 
 BYPASS = kpb.PERMISSION_MODE_BYPASS
 ALLOW_ONCE = kpb.SANDBOX_DECISION_ALLOW_ONCE
@@ -164,7 +167,8 @@ async def _start_sleeping_turn(
 
     reader = asyncio.create_task(read())
     run = await running_run(resource, session.id)
-    background_pid = int((await seen).split()[1])
+    # It echoes the pid its sandbox gives it; the host's is another.
+    background_pid = host_pid(run.pid, int((await seen).split()[1]))
     pids = sorted({run.pid, background_pid, *group_members(run.pid)})
     assert all(alive(pid) for pid in pids)
     return session.id, reader, run, pids
@@ -303,3 +307,27 @@ async def test_the_resource_service_refuses_sessions_the_kernel_does_not_know(
     with pytest.raises(errors.NotFoundError) as caught:
         await resource.start_background("no-such-session", "true")
     assert caught.value.reason == "NOT_FOUND"
+
+
+async def test_a_shell_turn_runs_inside_the_sandbox_of_its_session(
+    kernel: KernelClient, resource: ResourceClient, workspace: Path
+) -> None:
+    """Through the kernel: the command writes its workspace, and nothing else; it sees none of
+    the services' variables (the suite's credential is in both of theirs)."""
+    (workspace / ".git").mkdir()
+    session = await kernel.create_session(str(workspace), permission_mode=BYPASS)
+    command = (
+        "echo made > made.txt; touch /etc/maka-pair; touch .git/config; "
+        f"touch {Path.home()}/maka-pair; env"
+    )
+    events = [event async for event in kernel.start_turn(session.id, command)]
+    result = first(events, "tool_result").tool_result
+    assert (workspace / "made.txt").read_text() == "made\n"
+    assert not (workspace / ".git" / "config").exists()
+    assert not (Path("/etc") / "maka-pair").exists()
+    assert not (Path.home() / "maka-pair").exists()
+    assert result.output.count("Read-only file system") >= 2
+    assert "MAKA_TOKEN" not in result.output and auth.TOKEN not in result.output
+    [run] = (await resource.list_runs(session.id)).runs
+    assert run.sandbox.profile == spb.PERMISSION_PROFILE_WORKSPACE_WRITE
+    assert run.sandbox.containment == spb.CONTAINMENT_CGROUP

@@ -26,12 +26,15 @@ from resource_service.core import (
     StandaloneSessionDirectory,
 )
 from resource_service.store import SqliteShellRunStore
+from tests.support.sandbox import TEST_SANDBOX
 
 SESSION_ID = "real-resource-session"
 HELPERS = Path(__file__).parent / "helpers"
 PYTHON = sys.executable
 
-TEST_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
+TEST_CONFIG = ShellRunConfig(
+    termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0, sandbox=TEST_SANDBOX
+)
 
 
 def helper(name: str, *args: str) -> str:

@@ -105,8 +105,11 @@ async def test_a_run_that_cannot_start_is_failed_and_returns_its_residency(
     tmp_path: Path,
 ) -> None:
     # One environment string of 256 KiB is more than execve accepts: the spawn itself fails.
+    # (BIG reaches the run only because it is allowed: runs see an allow-list of variables.)
     config = dataclasses.replace(
-        TEST_CONFIG, base_env={"PATH": "/usr/bin:/bin", "BIG": "x" * 262144}
+        TEST_CONFIG,
+        base_env={"PATH": "/usr/bin:/bin", "BIG": "x" * 262144},
+        sandbox=dataclasses.replace(TEST_CONFIG.sandbox, env_allow=("BIG",)),
     )
     host = await open_host(tmp_path, config=config)
     try:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import re
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -17,11 +19,15 @@ from resource_service.core import (
     ShellRunUpdate,
     timed_out_message,
 )
+from resource_service.core.sandbox import ExecutionBoundary
 from tests.resource.conftest import (
     SESSION_ID,
+    TEST_CONFIG,
     Host,
     bash_input,
+    close_host,
     helper,
+    open_host,
     process_gone,
     read_until,
 )
@@ -81,10 +87,14 @@ async def test_a_command_that_traps_term_is_still_cancelled_by_stop(host: Host) 
     assert stopped.process is not None and process_gone(stopped.process.pid)
 
 
+#: Unsandboxed, so that the grandchild's pid is the host's (a sandbox numbers its own).
+DANGER = ExecutionBoundary(profile="danger-full-access")
+
+
 async def test_a_grandchild_holding_stdout_does_not_keep_the_run_alive(host: Host) -> None:
     run = await asyncio.wait_for(
         host.coordinator.run_foreground_bash(
-            bash_input(helper("grandchild_holds_stdout.py"), "call.grandchild")
+            bash_input(helper("grandchild_holds_stdout.py"), "call.grandchild", boundary=DANGER)
         ),
         timeout=20,  # the grandchild lives until killed
     )
@@ -95,15 +105,41 @@ async def test_a_grandchild_holding_stdout_does_not_keep_the_run_alive(host: Hos
     assert process_gone(int(match.group(1)))
 
 
-async def test_a_grandchild_that_left_the_group_is_cut_off_after_the_drain_timeout(
-    host: Host,
-) -> None:
+async def test_a_grandchild_that_left_the_group_is_killed_with_its_cgroup(host: Host) -> None:
     run = await asyncio.wait_for(
         host.coordinator.run_foreground_bash(
-            bash_input(helper("grandchild_holds_stdout.py", "--escape"), "call.escaped")
+            bash_input(
+                helper("grandchild_holds_stdout.py", "--escape"), "call.escaped", boundary=DANGER
+            )
         ),
         timeout=20,
     )
+    assert run.status == "completed"
+    assert run.duration_ms is not None and run.duration_ms < 1000  # no output drain wait
+    assert isinstance(run.output, PipesOutput)
+    match = re.search(r"grandchild=(\d+)", run.output.stdout)
+    assert match, run.output.stdout
+    assert process_gone(int(match.group(1)))
+
+
+async def test_without_cgroups_an_escaped_grandchild_is_cut_off_after_the_drain_timeout(
+    tmp_path: Path,
+) -> None:
+    sandbox = dataclasses.replace(TEST_CONFIG.sandbox, containment="process-group")
+    host = await open_host(tmp_path, config=dataclasses.replace(TEST_CONFIG, sandbox=sandbox))
+    try:
+        run = await asyncio.wait_for(
+            host.coordinator.run_foreground_bash(
+                bash_input(
+                    helper("grandchild_holds_stdout.py", "--escape"),
+                    "call.escaped",
+                    boundary=DANGER,
+                )
+            ),
+            timeout=20,
+        )
+    finally:
+        await close_host(host)
     try:
         assert run.status == "completed"
         assert run.duration_ms is not None and run.duration_ms < 10_000
@@ -112,7 +148,8 @@ async def test_a_grandchild_that_left_the_group_is_cut_off_after_the_drain_timeo
         match = re.search(r"grandchild=(\d+)", run.output.stdout)
         assert match, run.output.stdout
         escaped = int(match.group(1))
-        # It left the run's process group and session on purpose; the host does not chase it.
+        # It left the run's process group and session on purpose: without a cgroup (and
+        # without a sandbox's PID namespace) the host cannot chase it.
         assert not process_gone(escaped)
         os.kill(escaped, signal.SIGKILL)
 

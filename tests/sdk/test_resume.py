@@ -129,7 +129,8 @@ async def test_attach_resumes_from_the_last_output_sequence(
     go = tmp_path / "go"
     command = f"echo first; while [ ! -e {go} ]; do sleep 0.01; done; echo second; echo third"
     async with ResourceClient(proxy.address) as resource:
-        run = await resource.start_background(SESSION, command)
+        # Its workspace holds the go file (its sandbox sees no other part of /tmp).
+        run = await resource.start_background(SESSION, command, cwd=str(tmp_path))
         async with resource.attach(SESSION, run.ref) as attach:
             events = [await anext(attach)]
             assert events[0].WhichOneof("event") == "attached"

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.support import auth
+from tests.support import auth, sandbox
 
 LISTENING = re.compile(r"(maka-\w+) listening on (\S+):(\d+)")
 MODULES = {"kernel": "kernel_service.server", "resource": "resource_service.server"}
@@ -115,6 +115,8 @@ def spawn_service(
     # The suite's credential (tests.support.auth): the service accepts it, its kernel's link
     # sends it.
     full_env.update(auth.ENV)
+    # The suite's helpers and Python are readable inside every run's sandbox.
+    full_env.update(sandbox.ENV)
     full_env.update(env or {})
     # Later flags win: a test of the pair passes its own backend and resource address.
     defaults = KERNEL_ALONE if service == "kernel" else ()

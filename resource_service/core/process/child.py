@@ -10,7 +10,7 @@ import select
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from maka_common.aio import race
 from resource_service.core.errors import InternalFailureError
@@ -19,10 +19,14 @@ from resource_service.core.process import procfs as _procfs
 from resource_service.core.process.termination import RUN_MARKER_VARIABLE, ExitWatch, kill_group
 from resource_service.core.records import ProcessIdentity
 
+if TYPE_CHECKING:
+    from resource_service.core.sandbox.launch import LaunchPlan
+
 __all__ = ["SHELL", "ExitStatus", "OutputSink", "ProcessHandle", "child_environment"]
 
 SHELL: Final = "/bin/bash"
 _READ_SIZE: Final = 256 * 1024
+_MAX_SIGNAL: Final = 64
 
 OutputSink = Callable[[OutputStream, bytes], None]
 
@@ -67,8 +71,14 @@ class ProcessHandle:
     consumers do, so the child never blocks on a full pipe because of the host.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], sink: OutputSink) -> None:
+    def __init__(
+        self, popen: subprocess.Popen[bytes], sink: OutputSink, plan: LaunchPlan | None = None
+    ) -> None:
         pid = popen.pid
+        #: The run's own cgroup (``None``: contained by its process group only).
+        self.cgroup = plan.cgroup if plan is not None else None
+        # bubblewrap reports a command killed by signal N as exit code 128 + N.
+        self._signal_from_code = plan is not None and plan.sandboxed
         self.pid = pid
         self._popen = popen
         self._loop = asyncio.get_running_loop()
@@ -146,7 +156,23 @@ class ProcessHandle:
         the group id cannot have been recycled)."""
         if not self.exited or self._reaped is not None:
             raise InternalFailureError("kill_leftovers needs an exited, unreaped leader")
+        self.kill_all()
+
+    def kill_all(self) -> None:
+        """SIGKILL the process group, and everything in the run's cgroup (wherever it went)."""
         kill_group(self.pid)
+        if self.cgroup is not None:
+            self.cgroup.kill()
+
+    async def release_cgroup(self, within: float) -> bool:
+        """Once the leader is reaped: kill what is left in the run's cgroup, wait until it is
+        empty (up to *within* seconds) and remove it; ``False`` if something survived."""
+        if self.cgroup is None:
+            return True
+        self.cgroup.kill()
+        if not await self.cgroup.wait_empty(within):
+            return False
+        return self.cgroup.remove()
 
     async def kill(self, within: float) -> None:
         """SIGKILL the group now, reap the leader once it exits (within *within* seconds) and
@@ -155,11 +181,12 @@ class ProcessHandle:
             self.close()
             return
         if not self.exited:
-            kill_group(self.pid)
+            self.kill_all()
             await asyncio.shield(self.exit_watch.wait(within))
         if self.exited:
             self.kill_leftovers()
             self.reap()
+            await self.release_cgroup(within)
         self.close()
 
     def reap(self) -> ExitStatus:
@@ -175,6 +202,8 @@ class ProcessHandle:
             code = self._popen.wait()
         if code < 0:
             return ExitStatus.from_wait_status(None, -code)
+        if self._signal_from_code and 128 < code <= 128 + _MAX_SIGNAL:
+            return ExitStatus.from_wait_status(None, code - 128)
         return ExitStatus.from_wait_status(code, None)
 
     def close(self) -> None:

@@ -6,10 +6,13 @@ import contextlib
 import fcntl
 import os
 import subprocess
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from resource_service.core.process.child import SHELL, OutputSink, ProcessHandle
+from resource_service.core.process.child import OutputSink, ProcessHandle
 from resource_service.core.process.termination import abandon_unstarted
+
+if TYPE_CHECKING:
+    from resource_service.core.sandbox.launch import LaunchPlan
 
 __all__ = ["PipesProcess"]
 
@@ -18,17 +21,22 @@ _PIPE_SIZE = 1024 * 1024
 
 
 class PipesProcess(ProcessHandle):
-    """``bash -c command`` with stdout and stderr on their own pipes."""
+    """``bash -c command`` (as its launch plan starts it) with stdout and stderr on pipes."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], stdout: int, stderr: int, sink: OutputSink):
-        super().__init__(popen, sink)
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        stdout: int,
+        stderr: int,
+        sink: OutputSink,
+        plan: LaunchPlan | None = None,
+    ) -> None:
+        super().__init__(popen, sink, plan)
         self._add_reader(stdout, "stdout")
         self._add_reader(stderr, "stderr")
 
     @classmethod
-    def spawn(
-        cls, command: str, *, cwd: str, env: Mapping[str, str], sink: OutputSink
-    ) -> PipesProcess:
+    def spawn(cls, command: str, *, cwd: str, plan: LaunchPlan, sink: OutputSink) -> PipesProcess:
         """Start the command in a new session; raises ``OSError`` if it cannot start."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -37,12 +45,12 @@ class PipesProcess(ProcessHandle):
                 with contextlib.suppress(OSError):
                     fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             popen = subprocess.Popen(
-                [SHELL, "-c", command],
+                plan.argv(command),
                 stdin=subprocess.DEVNULL,
                 stdout=out_w,
                 stderr=err_w,
                 cwd=cwd,
-                env=dict(env),
+                env=plan.env,
                 start_new_session=True,
                 close_fds=True,
             )
@@ -54,7 +62,7 @@ class PipesProcess(ProcessHandle):
             os.close(out_w)
             os.close(err_w)
         try:
-            return cls(popen, out_r, err_r, sink)
+            return cls(popen, out_r, err_r, sink, plan)
         except BaseException:
             abandon_unstarted(popen)
             raise

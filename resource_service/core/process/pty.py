@@ -9,10 +9,10 @@ Why not ``ptyprocess``: it forks and then runs Python code in the child. In a pr
 gRPC threads that is unsafe (the child runs gRPC's at-fork handlers against state other threads
 were changing; we saw it crash). Instead the child is started like a pipes run, by
 ``subprocess`` (``vfork``/``exec``, no Python between them), as the leader of a new session with
-the PTY slave as stdio, and a tiny ``/bin/sh`` prologue opens the slave by name: a session
-leader without a controlling terminal that opens a terminal acquires it. Then it ``exec``s the
-command's shell under the same PID, so Ctrl-C, job control and ``/dev/tty`` work as in a real
-terminal.
+the PTY slave as stdio, and a tiny ``/bin/sh`` prologue (``sandbox/launch.py``) opens the slave
+by name: a session leader without a controlling terminal that opens a terminal acquires it.
+Then it ``exec``s the sandbox and the command's shell under the same PID, so Ctrl-C, job control
+and ``/dev/tty`` work as in a real terminal.
 """
 
 from __future__ import annotations
@@ -23,20 +23,19 @@ import os
 import struct
 import subprocess
 import termios
-from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from resource_service.core.errors import ResourceExhaustedError, ShellRunPtyControlClosedError
-from resource_service.core.process.child import SHELL, OutputSink, ProcessHandle
+from resource_service.core.process.child import OutputSink, ProcessHandle
 from resource_service.core.process.termination import abandon_unstarted
+
+if TYPE_CHECKING:
+    from resource_service.core.sandbox.launch import LaunchPlan
 
 __all__ = ["MAX_PENDING_INPUT", "PtyProcess"]
 
 #: Input accepted but not yet written to the PTY; beyond this, input is refused.
 MAX_PENDING_INPUT: Final = 1024 * 1024
-# $0 is the slave's path, $1 the command, $2 the shell: open the terminal (making it the
-# session's controlling terminal), close that extra descriptor, become the command's shell.
-_TAKE_TERMINAL: Final = 'exec "$2" -c "$1" 3<>"$0" 3<&-'
 
 
 def _set_window_size(fd: int, cols: int, rows: int) -> None:
@@ -46,8 +45,14 @@ def _set_window_size(fd: int, cols: int, rows: int) -> None:
 class PtyProcess(ProcessHandle):
     """``bash -c command`` as the session leader of a new PTY."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], master: int, sink: OutputSink) -> None:
-        super().__init__(popen, sink)
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        master: int,
+        sink: OutputSink,
+        plan: LaunchPlan | None = None,
+    ) -> None:
+        super().__init__(popen, sink, plan)
         self._fd = master
         self._pending = bytearray()
         self._writing = False
@@ -61,7 +66,7 @@ class PtyProcess(ProcessHandle):
         command: str,
         *,
         cwd: str,
-        env: Mapping[str, str],
+        plan: LaunchPlan,
         cols: int,
         rows: int,
         sink: OutputSink,
@@ -71,12 +76,12 @@ class PtyProcess(ProcessHandle):
         try:
             _set_window_size(master, cols, rows)
             popen = subprocess.Popen(
-                ["/bin/sh", "-c", _TAKE_TERMINAL, os.ttyname(slave), command, SHELL],
+                plan.argv(command, tty=os.ttyname(slave)),
                 stdin=slave,
                 stdout=slave,
                 stderr=slave,
                 cwd=cwd,
-                env=dict(env),
+                env=plan.env,
                 start_new_session=True,
                 close_fds=True,
             )
@@ -86,7 +91,7 @@ class PtyProcess(ProcessHandle):
         finally:
             os.close(slave)
         try:
-            return cls(popen, master, sink)
+            return cls(popen, master, sink, plan)
         except BaseException:
             abandon_unstarted(popen)
             os.close(master)

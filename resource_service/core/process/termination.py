@@ -24,6 +24,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from maka_common.aio import race
@@ -143,12 +144,14 @@ async def terminate_group(
     grace: float,
     kill_timeout: float,
     hurry: asyncio.Event | None = None,
+    kill: Callable[[], object] | None = None,
 ) -> TerminationStep:
     """TERM (and CONT, so a stopped group can act on it) to the group, wait up to *grace*,
     then KILL and wait up to *kill_timeout* for the leader to exit. Setting *hurry* ends the
     grace period at once (the host has no more time to give).
 
-    The caller must not reap the leader until this returns or the watch is set.
+    The caller must not reap the leader until this returns or the watch is set. *kill*, when
+    given, is the KILL step instead of SIGKILL to the group (the run's cgroup as well).
     """
     if exited.is_set():
         return TerminationStep.EXITED
@@ -156,7 +159,10 @@ async def terminate_group(
     signal_group(pgid, signal.SIGCONT)
     if await _exits_within(exited, grace, hurry):
         return TerminationStep.TERM
-    kill_group(pgid)
+    if kill is None:
+        kill_group(pgid)
+    else:
+        kill()
     if await exited.wait(kill_timeout):
         return TerminationStep.KILL
     return TerminationStep.SURVIVED

@@ -13,7 +13,10 @@ import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
+import grpc
 import pytest
+from maka.resource.v1 import resource_pb2 as rpb
+from maka.resource.v1 import resource_pb2_grpc as rpb_grpc
 
 from kernel_service.core.log.events import (
     Complete,
@@ -58,6 +61,15 @@ async def bash_llm(
     yield h
     await h.close()
     await link.close()
+
+
+def _only_run(server: ServiceProcess, session_id: str) -> rpb.Run:
+    with grpc.insecure_channel(server.address) as channel:
+        reply = rpb_grpc.ResourceServiceStub(channel).ListRuns(
+            rpb.ListRunsRequest(session_id=session_id), timeout=20
+        )
+    [run] = reply.runs
+    return run
 
 
 def bash(command: str) -> str:
@@ -182,7 +194,7 @@ async def test_a_denied_command_ends_the_turn_and_the_model_hears_nothing_more(
 
 
 async def test_an_immediate_stop_kills_the_running_command_before_it_returns(
-    bash_llm: LlmHarness, chat: ChatServer, workspace: Path
+    bash_llm: LlmHarness, chat: ChatServer, workspace: Path, resource_server: ServiceProcess
 ) -> None:
     chat.reply(
         tool_reply(("call_sleep", "bash", bash("echo started $$; sleep 600"))),
@@ -191,7 +203,9 @@ async def test_an_immediate_stop_kills_the_running_command_before_it_returns(
     session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="bypass")
     stream = bash_llm.kernel.start_turn(session.id, "t1", text="wait a long time")
     output = last(await events_until(stream, "tool_output"), ToolOutput)
-    pid = int(output.text.split()[1])
+    assert output.text.startswith("started ")
+    # The shell's pid inside its sandbox is its own; the run's leader is the host's.
+    pid = _only_run(resource_server, session.id).pid
     assert live_group_members(pid), "the command's process group should be running"
     await bash_llm.kernel.stop_session(session.id, source="stop_button")
     # Gone when the stop returns: the shell (the group leader) has exited, and nothing of its

@@ -43,6 +43,7 @@ from kernel_service.core.tools import (
     RunStarted,
 )
 from kernel_service.resource_link import ResourceLink
+from tests.support.pids import host_pid
 from tests.support.typed import last, of_type
 
 from .conftest import (
@@ -81,8 +82,8 @@ async def test_an_immediate_stop_returns_once_the_commands_processes_are_gone(
     session = await shell.shell_session(workspace, permission_mode="bypass")
     stream = shell.kernel.start_turn(session.id, "t1", text=command)
     output = last(await events_until(stream, "tool_output"), ToolOutput)
-    sleeper = int(output.text)
     run = await shell.running_run(session.id)
+    sleeper = host_pid(run.pid, int(output.text))  # it echoes its pid in the run's namespace
     pids = sorted({run.pid, sleeper, *group_members(run.pid)})
     assert sleeper in group_members(run.pid)
     assert run.pid != sleeper and all(alive(pid) for pid in pids)
@@ -94,7 +95,7 @@ async def test_an_immediate_stop_returns_once_the_commands_processes_are_gone(
     events = [output, *[e async for e in stream]]
     [result] = of_type(events, ToolResult)
     assert result.is_error and result.run_ref == run.ref
-    assert result.output.startswith(f"{sleeper}\n[cut short by an immediate stop")
+    assert result.output.startswith(f"{int(output.text)}\n[cut short by an immediate stop")
     assert of_type(events, TextDelta) == []  # cut short: the turn says nothing more
     assert [c.stop_reason for c in of_type(events, Complete)] == ["user_stop"]
     [state] = of_type(events, TurnState)
@@ -214,7 +215,7 @@ async def test_an_immediate_stop_during_the_launch_waits_for_the_run_and_ends_it
         stream = shell.kernel.start_turn(session.id, "t1", text=STUBBORN_LEADER)
         collected = asyncio.ensure_future(_collect(stream))
         run, first = await host.launched  # requested and running; the backend knows nothing
-        sleeper = int(first)
+        sleeper = host_pid(run.pid, int(first))
         pids = sorted({run.pid, sleeper, *group_members(run.pid)})
         assert sleeper in group_members(run.pid) and all(alive(pid) for pid in pids)
         [backend] = shell.built
@@ -259,7 +260,7 @@ async def test_a_run_announced_after_the_stop_stopped_waiting_is_ended_by_the_tu
         stream = shell.kernel.start_turn(session.id, "t1", text=SLEEPERS)
         collected = asyncio.ensure_future(_collect(stream))
         run, first = await host.launched
-        pids = sorted({run.pid, int(first), *group_members(run.pid)})
+        pids = sorted({run.pid, host_pid(run.pid, int(first)), *group_members(run.pid)})
         with pytest.raises(RunEndUnconfirmedError, match="a run being launched"):
             await shell.kernel.stop_session(session.id, mode="immediate")
         assert alive(run.pid)  # the stop gave up waiting: it did not know the run

@@ -30,8 +30,11 @@ from resource_service.core import ResourceHost, RunSupervisor, SessionDirectory,
 from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
 from tests.support import auth
 from tests.support.inprocess import serve_in_process
+from tests.support.sandbox import TEST_SANDBOX
 
-E2E_CONFIG = ShellRunConfig(termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0)
+E2E_CONFIG = ShellRunConfig(
+    termination_grace=0.3, kill_timeout=5.0, output_drain_timeout=1.0, sandbox=TEST_SANDBOX
+)
 SESSION_ID = "real-resource-session"
 
 

@@ -6,19 +6,30 @@ import subprocess
 from pathlib import Path
 
 import grpc
+import pytest
 from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka.resource.v1 import resource_pb2_grpc, sandbox_pb2
 
 from resource_service.core import ORPHANED_MESSAGE
 from tests.resource.conftest import process_gone
+from tests.support.pids import host_pid, wait_gone
 from tests.support.processes import running_service, service_command, wait_for_exit
 
 SESSION = "process-session"
 FLAGS = ("--termination-grace", "0.3", "--standalone")
+DANGER = sandbox_pb2.PERMISSION_PROFILE_DANGER_FULL_ACCESS
 
 
-def start(stub: resource_pb2_grpc.ResourceServiceStub, command: str, *, pty: bool) -> pb.Run:
-    request = pb.StartBackgroundRequest(session_id=SESSION, command=command, cwd="/", pty=pty)
+def start(
+    stub: resource_pb2_grpc.ResourceServiceStub,
+    command: str,
+    *,
+    pty: bool,
+    boundary: sandbox_pb2.ExecutionBoundary | None = None,
+) -> pb.Run:
+    request = pb.StartBackgroundRequest(
+        session_id=SESSION, command=command, cwd="/", pty=pty, boundary=boundary
+    )
     run: pb.Run = stub.StartBackground(request, timeout=20).run
     assert run.status == pb.RUN_STATUS_RUNNING and run.pid > 0
     return run
@@ -38,21 +49,30 @@ def first_line(stub: resource_pb2_grpc.ResourceServiceStub, ref: str) -> str:
     raise AssertionError(f"{ref} printed no line: {output!r}")
 
 
-def test_kill_9_then_restart_orphans_runs_and_kills_their_processes(data_dir: Path) -> None:
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "danger-full-access"])
+def test_kill_9_then_restart_orphans_runs_and_kills_their_processes(
+    data_dir: Path, sandboxed: bool
+) -> None:
+    boundary = None if sandboxed else sandbox_pb2.ExecutionBoundary(profile=DANGER)
     with running_service("resource", data_dir, *FLAGS) as first:
         with grpc.insecure_channel(first.address) as channel:
             stub = resource_pb2_grpc.ResourceServiceStub(channel)
             runs = [
-                start(stub, "sleep 600", pty=False),
+                start(stub, "sleep 600", pty=False, boundary=boundary),
                 # Ignores the hangup its terminal gets when the server dies, as nohup would.
-                start(stub, 'trap "" HUP; exec sleep 600', pty=True),
-                start(stub, "sleep 600 & echo $!; wait", pty=False),
+                start(stub, 'trap "" HUP; exec sleep 600', pty=True, boundary=boundary),
+                start(stub, "sleep 600 & echo $!; wait", pty=False, boundary=boundary),
             ]
-            grandchild = int(first_line(stub, runs[2].ref))
+            # It echoes its pid in the run's PID namespace.
+            grandchild = host_pid(runs[2].pid, int(first_line(stub, runs[2].ref)))
         pids = [run.pid for run in runs] + [grandchild]
         first.kill()  # SIGKILL: the server cleans up nothing
         assert first.process.returncode == -9
-    assert not any(process_gone(pid) for pid in pids), "the runs outlive the server"
+    if sandboxed:
+        # bubblewrap (--die-with-parent) ends each sandbox, and its PID namespace, with it.
+        assert wait_gone(pids), "the sandboxed runs outlive the server"
+    else:
+        assert not any(process_gone(pid) for pid in pids), "the runs outlive the server"
 
     with running_service("resource", data_dir, *FLAGS) as second:
         # The start-up sweep ran before the server started listening.

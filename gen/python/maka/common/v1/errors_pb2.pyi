@@ -94,6 +94,11 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """PERMISSION_DENIED: the caller is known but has none of the roles the method needs;
     metadata "needs" lists them.
     """
+    ERROR_REASON_SANDBOX_UNAVAILABLE: _ErrorReason.ValueType  # 30
+    """FAILED_PRECONDITION: the run's permission profile needs the sandbox and the resource
+    service cannot make one (bubblewrap is missing or cannot create namespaces); nothing was
+    started, and the message says how to install it (resource).
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """ErrorReason is the registry of every google.rpc.ErrorInfo reason a Maka Runtime service
@@ -176,5 +181,10 @@ token in the "authorization" metadata, or a client certificate under mutual TLS)
 ERROR_REASON_PERMISSION_DENIED: ErrorReason.ValueType  # 24
 """PERMISSION_DENIED: the caller is known but has none of the roles the method needs;
 metadata "needs" lists them.
+"""
+ERROR_REASON_SANDBOX_UNAVAILABLE: ErrorReason.ValueType  # 30
+"""FAILED_PRECONDITION: the run's permission profile needs the sandbox and the resource
+service cannot make one (bubblewrap is missing or cannot create namespaces); nothing was
+started, and the message says how to install it (resource).
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

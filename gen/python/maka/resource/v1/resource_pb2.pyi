@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from maka.resource.v1 import sandbox_pb2 as _sandbox_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -174,6 +175,7 @@ class GetServerInfoResponse(_message.Message):
     PID_FIELD_NUMBER: _builtins.int
     STANDALONE_FIELD_NUMBER: _builtins.int
     AUTH_MODE_FIELD_NUMBER: _builtins.int
+    SANDBOX_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-resource"."""
     version: _builtins.str
@@ -200,6 +202,10 @@ class GetServerInfoResponse(_message.Message):
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
 
+    @_builtins.property
+    def sandbox(self) -> _sandbox_pb2.SandboxCapabilities:
+        """What the service can enforce: the sandbox (bubblewrap) and run containment (cgroups)."""
+
     def __init__(
         self,
         *,
@@ -212,10 +218,11 @@ class GetServerInfoResponse(_message.Message):
         pid: _builtins.int = ...,
         standalone: _builtins.bool = ...,
         auth_mode: _builtins.str = ...,
+        sandbox: _sandbox_pb2.SandboxCapabilities | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["started_at", b"started_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["sandbox", b"sandbox", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "sandbox", b"sandbox", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -340,6 +347,7 @@ class Run(_message.Message):
     DURATION_MS_FIELD_NUMBER: _builtins.int
     PIPES_FIELD_NUMBER: _builtins.int
     SCREEN_FIELD_NUMBER: _builtins.int
+    SANDBOX_FIELD_NUMBER: _builtins.int
     ref: _builtins.str
     """The run's reference, maka://runtime/background-tasks/<id>."""
     session_id: _builtins.str
@@ -400,6 +408,12 @@ class Run(_message.Message):
     def screen(self) -> Global___Screen:
         """The screen of a PTY run."""
 
+    @_builtins.property
+    def sandbox(self) -> _sandbox_pb2.RunSandbox:
+        """How the run was confined: its profile (DANGER_FULL_ACCESS: no sandbox), the boundary
+        revision it carried and its containment. Unset for runs recorded before sandboxing.
+        """
+
     def __init__(
         self,
         *,
@@ -426,10 +440,11 @@ class Run(_message.Message):
         duration_ms: _builtins.int | None = ...,
         pipes: Global___PipesOutput | None = ...,
         screen: Global___Screen | None = ...,
+        sandbox: _sandbox_pb2.RunSandbox | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms", "_exit_code", b"_exit_code", "_signal", b"_signal", "_timeout_ms", b"_timeout_ms", "created_at", b"created_at", "duration_ms", b"duration_ms", "ended_at", b"ended_at", "exit_code", b"exit_code", "output", b"output", "pipes", b"pipes", "screen", b"screen", "signal", b"signal", "started_at", b"started_at", "timeout_ms", b"timeout_ms", "updated_at", b"updated_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms", "_exit_code", b"_exit_code", "_signal", b"_signal", "_timeout_ms", b"_timeout_ms", "created_at", b"created_at", "duration_ms", b"duration_ms", "ended_at", b"ended_at", "exit_code", b"exit_code", "output", b"output", "pipes", b"pipes", "sandbox", b"sandbox", "screen", b"screen", "signal", b"signal", "started_at", b"started_at", "timeout_ms", b"timeout_ms", "updated_at", b"updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms", "_exit_code", b"_exit_code", "_signal", b"_signal", "_timeout_ms", b"_timeout_ms", "change_seq", b"change_seq", "command", b"command", "created_at", b"created_at", "cwd", b"cwd", "duration_ms", b"duration_ms", "ended_at", b"ended_at", "exit_code", b"exit_code", "kind", b"kind", "message", b"message", "mode", b"mode", "output", b"output", "pid", b"pid", "pipes", b"pipes", "ref", b"ref", "revision", b"revision", "screen", b"screen", "session_id", b"session_id", "signal", b"signal", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "started_at", b"started_at", "status", b"status", "timeout_ms", b"timeout_ms", "updated_at", b"updated_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms", "_exit_code", b"_exit_code", "_signal", b"_signal", "_timeout_ms", b"_timeout_ms", "change_seq", b"change_seq", "command", b"command", "created_at", b"created_at", "cwd", b"cwd", "duration_ms", b"duration_ms", "ended_at", b"ended_at", "exit_code", b"exit_code", "kind", b"kind", "message", b"message", "mode", b"mode", "output", b"output", "pid", b"pid", "pipes", b"pipes", "ref", b"ref", "revision", b"revision", "sandbox", b"sandbox", "screen", b"screen", "session_id", b"session_id", "signal", b"signal", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "started_at", b"started_at", "status", b"status", "timeout_ms", b"timeout_ms", "updated_at", b"updated_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__duration_ms: _TypeAlias = _typing.Literal["duration_ms"]  # noqa: Y015
     _WhichOneofArgType__duration_ms: _TypeAlias = _typing.Literal["_duration_ms", b"_duration_ms"]  # noqa: Y015
@@ -625,6 +640,7 @@ class RunForegroundRequest(_message.Message):
     SOURCE_TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
     PTY_FIELD_NUMBER: _builtins.int
     ANNOUNCE_START_FIELD_NUMBER: _builtins.int
+    BOUNDARY_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session the run belongs to."""
     command: _builtins.str
@@ -647,7 +663,20 @@ class RunForegroundRequest(_message.Message):
     """
     @_builtins.property
     def env(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
-        """Environment variables set on top of the service's environment."""
+        """Environment variables of the run, on top of an allow-list of the service's own (PATH, HOME,
+        USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, TZ, and --sandbox-env-allow); the run
+        never sees the rest of the service's environment. Variables that change how the sandbox or
+        the shell starts (LD_*, BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PROMPT_COMMAND, PS4, IFS,
+        GLOBIGNORE, BASH_XTRACEFD, BASH_FUNC_*, GCONV_PATH, LOCPATH, NLSPATH, HOSTALIASES,
+        RESOLV_HOST_CONF) are INVALID_ARGUMENT unless the profile is DANGER_FULL_ACCESS.
+        """
+
+    @_builtins.property
+    def boundary(self) -> _sandbox_pb2.ExecutionBoundary:
+        """The sandbox to run in (the kernel sends its session's boundary); unset means the default,
+        workspace-write over the session's working directory. A profile that needs the sandbox on
+        a host without one: FAILED_PRECONDITION / SANDBOX_UNAVAILABLE. Malformed: INVALID_ARGUMENT.
+        """
 
     def __init__(
         self,
@@ -661,10 +690,11 @@ class RunForegroundRequest(_message.Message):
         source_tool_call_id: _builtins.str = ...,
         pty: _builtins.bool = ...,
         announce_start: _builtins.bool = ...,
+        boundary: _sandbox_pb2.ExecutionBoundary | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "boundary", b"boundary", "timeout_ms", b"timeout_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "announce_start", b"announce_start", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "announce_start", b"announce_start", "boundary", b"boundary", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__timeout_ms: _TypeAlias = _typing.Literal["timeout_ms"]  # noqa: Y015
     _WhichOneofArgType__timeout_ms: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms"]  # noqa: Y015
@@ -753,6 +783,7 @@ class StartBackgroundRequest(_message.Message):
     SOURCE_TOOL_CALL_ID_FIELD_NUMBER: _builtins.int
     PTY_FIELD_NUMBER: _builtins.int
     SIZE_FIELD_NUMBER: _builtins.int
+    BOUNDARY_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session the run belongs to."""
     command: _builtins.str
@@ -769,11 +800,15 @@ class StartBackgroundRequest(_message.Message):
     """Run on a PTY (TERM=xterm-256color, the size set before the program starts)."""
     @_builtins.property
     def env(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
-        """Environment variables set on top of the service's environment."""
+        """Environment variables of the run; as RunForegroundRequest.env."""
 
     @_builtins.property
     def size(self) -> Global___TerminalSize:
         """The PTY's size; unset means 80x24. Ignored for pipes runs."""
+
+    @_builtins.property
+    def boundary(self) -> _sandbox_pb2.ExecutionBoundary:
+        """The sandbox to run in; as RunForegroundRequest.boundary."""
 
     def __init__(
         self,
@@ -787,10 +822,11 @@ class StartBackgroundRequest(_message.Message):
         source_tool_call_id: _builtins.str = ...,
         pty: _builtins.bool = ...,
         size: Global___TerminalSize | None = ...,
+        boundary: _sandbox_pb2.ExecutionBoundary | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "size", b"size", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "boundary", b"boundary", "size", b"size", "timeout_ms", b"timeout_ms"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "size", b"size", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms", "boundary", b"boundary", "command", b"command", "cwd", b"cwd", "env", b"env", "pty", b"pty", "session_id", b"session_id", "size", b"size", "source_tool_call_id", b"source_tool_call_id", "source_turn_id", b"source_turn_id", "timeout_ms", b"timeout_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__timeout_ms: _TypeAlias = _typing.Literal["timeout_ms"]  # noqa: Y015
     _WhichOneofArgType__timeout_ms: _TypeAlias = _typing.Literal["_timeout_ms", b"_timeout_ms"]  # noqa: Y015

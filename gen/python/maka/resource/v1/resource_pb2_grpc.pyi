@@ -34,7 +34,8 @@ class ResourceServiceStub:
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
-    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
+    INTERNAL/INTERNAL_FAILURE, FAILED_PRECONDITION/SANDBOX_UNAVAILABLE (a run whose profile needs
+    the sandbox on a host without bubblewrap). Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -163,7 +164,8 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
-    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
+    INTERNAL/INTERNAL_FAILURE, FAILED_PRECONDITION/SANDBOX_UNAVAILABLE (a run whose profile needs
+    the sandbox on a host without bubblewrap). Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -288,7 +290,8 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
     UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
     UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
-    INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
+    INTERNAL/INTERNAL_FAILURE, FAILED_PRECONDITION/SANDBOX_UNAVAILABLE (a run whose profile needs
+    the sandbox on a host without bubblewrap). Every reason is in the registry maka.common.v1.ErrorReason.
 
     A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
     AcquireController, ControlController, ReleaseController, Attach) accepts it without a

@@ -94,6 +94,10 @@ const (
 	// PERMISSION_DENIED: the caller is known but has none of the roles the method needs;
 	// metadata "needs" lists them.
 	ErrorReason_ERROR_REASON_PERMISSION_DENIED ErrorReason = 24
+	// FAILED_PRECONDITION: the run's permission profile needs the sandbox and the resource
+	// service cannot make one (bubblewrap is missing or cannot create namespaces); nothing was
+	// started, and the message says how to install it (resource).
+	ErrorReason_ERROR_REASON_SANDBOX_UNAVAILABLE ErrorReason = 30
 )
 
 // Enum value maps for ErrorReason.
@@ -124,6 +128,7 @@ var (
 		22: "ERROR_REASON_INTERNAL_FAILURE",
 		23: "ERROR_REASON_UNAUTHENTICATED",
 		24: "ERROR_REASON_PERMISSION_DENIED",
+		30: "ERROR_REASON_SANDBOX_UNAVAILABLE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":           0,
@@ -151,6 +156,7 @@ var (
 		"ERROR_REASON_INTERNAL_FAILURE":      22,
 		"ERROR_REASON_UNAUTHENTICATED":       23,
 		"ERROR_REASON_PERMISSION_DENIED":     24,
+		"ERROR_REASON_SANDBOX_UNAVAILABLE":   30,
 	}
 )
 
@@ -185,7 +191,7 @@ var File_maka_common_v1_errors_proto protoreflect.FileDescriptor
 
 const file_maka_common_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x1bmaka/common/v1/errors.proto\x12\x0emaka.common.v1*\xfa\x06\n" +
+	"\x1bmaka/common/v1/errors.proto\x12\x0emaka.common.v1*\xa0\a\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cERROR_REASON_INVALID_REQUEST\x10\x01\x12$\n" +
@@ -212,7 +218,8 @@ const file_maka_common_v1_errors_proto_rawDesc = "" +
 	"\"ERROR_REASON_INTERACTION_INVARIANT\x10\x15\x12!\n" +
 	"\x1dERROR_REASON_INTERNAL_FAILURE\x10\x16\x12 \n" +
 	"\x1cERROR_REASON_UNAUTHENTICATED\x10\x17\x12\"\n" +
-	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x18B\xb4\x01\n" +
+	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x18\x12$\n" +
+	" ERROR_REASON_SANDBOX_UNAVAILABLE\x10\x1eB\xb4\x01\n" +
 	"\x12com.maka.common.v1B\vErrorsProtoP\x01Z7maka.dev/runtime/clients/go/gen/maka/common/v1;commonv1\xa2\x02\x03MCX\xaa\x02\x0eMaka.Common.V1\xca\x02\x0eMaka\\Common\\V1\xe2\x02\x1aMaka\\Common\\V1\\GPBMetadata\xea\x02\x10Maka::Common::V1b\x06proto3"
 
 var (

@@ -322,7 +322,9 @@ type GetServerInfoResponse struct {
 	// "tls+token" (TLS, bearer tokens), "mtls+token" (TLS with client certificates, or tokens), or
 	// "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
 	// plaintext listener bind a non-loopback address.
-	AuthMode      string `protobuf:"bytes,9,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
+	AuthMode string `protobuf:"bytes,9,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
+	// What the service can enforce: the sandbox (bubblewrap) and run containment (cgroups).
+	Sandbox       *SandboxCapabilities `protobuf:"bytes,10,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -418,6 +420,13 @@ func (x *GetServerInfoResponse) GetAuthMode() string {
 		return x.AuthMode
 	}
 	return ""
+}
+
+func (x *GetServerInfoResponse) GetSandbox() *SandboxCapabilities {
+	if x != nil {
+		return x.Sandbox
+	}
+	return nil
 }
 
 // PipesOutput is the retained output of a pipes run.
@@ -655,7 +664,10 @@ type Run struct {
 	//
 	//	*Run_Pipes
 	//	*Run_Screen
-	Output        isRun_Output `protobuf_oneof:"output"`
+	Output isRun_Output `protobuf_oneof:"output"`
+	// How the run was confined: its profile (DANGER_FULL_ACCESS: no sandbox), the boundary
+	// revision it carried and its containment. Unset for runs recorded before sandboxing.
+	Sandbox       *RunSandbox `protobuf:"bytes,24,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -858,6 +870,13 @@ func (x *Run) GetScreen() *Screen {
 		if x, ok := x.Output.(*Run_Screen); ok {
 			return x.Screen
 		}
+	}
+	return nil
+}
+
+func (x *Run) GetSandbox() *RunSandbox {
+	if x != nil {
+		return x.Sandbox
 	}
 	return nil
 }
@@ -1162,7 +1181,12 @@ type RunForegroundRequest struct {
 	// An absolute working directory; empty means the session's directory (the user's home
 	// directory when the service runs without a kernel).
 	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
-	// Environment variables set on top of the service's environment.
+	// Environment variables of the run, on top of an allow-list of the service's own (PATH, HOME,
+	// USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, TZ, and --sandbox-env-allow); the run
+	// never sees the rest of the service's environment. Variables that change how the sandbox or
+	// the shell starts (LD_*, BASH_ENV, ENV, SHELLOPTS, BASHOPTS, PROMPT_COMMAND, PS4, IFS,
+	// GLOBIGNORE, BASH_XTRACEFD, BASH_FUNC_*, GCONV_PATH, LOCPATH, NLSPATH, HOSTALIASES,
+	// RESOLV_HOST_CONF) are INVALID_ARGUMENT unless the profile is DANGER_FULL_ACCESS.
 	Env map[string]string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Timeout in milliseconds, 1 to 600000 (10 minutes); unset means 120000 (2 minutes).
 	TimeoutMs *int64 `protobuf:"varint,5,opt,name=timeout_ms,json=timeoutMs,proto3,oneof" json:"timeout_ms,omitempty"`
@@ -1175,6 +1199,10 @@ type RunForegroundRequest struct {
 	// True to receive `started` as the first message: the run as recorded when its process
 	// started (its ref, to stop it with StopRun from another call).
 	AnnounceStart bool `protobuf:"varint,9,opt,name=announce_start,json=announceStart,proto3" json:"announce_start,omitempty"`
+	// The sandbox to run in (the kernel sends its session's boundary); unset means the default,
+	// workspace-write over the session's working directory. A profile that needs the sandbox on
+	// a host without one: FAILED_PRECONDITION / SANDBOX_UNAVAILABLE. Malformed: INVALID_ARGUMENT.
+	Boundary      *ExecutionBoundary `protobuf:"bytes,10,opt,name=boundary,proto3" json:"boundary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1270,6 +1298,13 @@ func (x *RunForegroundRequest) GetAnnounceStart() bool {
 		return x.AnnounceStart
 	}
 	return false
+}
+
+func (x *RunForegroundRequest) GetBoundary() *ExecutionBoundary {
+	if x != nil {
+		return x.Boundary
+	}
+	return nil
 }
 
 // RunForegroundResponse is one event of a foreground run: output chunks, then the result.
@@ -1403,7 +1438,7 @@ type StartBackgroundRequest struct {
 	Command string `protobuf:"bytes,2,opt,name=command,proto3" json:"command,omitempty"`
 	// An absolute working directory; empty means the session's directory.
 	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
-	// Environment variables set on top of the service's environment.
+	// Environment variables of the run; as RunForegroundRequest.env.
 	Env map[string]string `protobuf:"bytes,4,rep,name=env,proto3" json:"env,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Timeout in milliseconds, 1 to 86400000 (24 hours); unset means none.
 	TimeoutMs *int64 `protobuf:"varint,5,opt,name=timeout_ms,json=timeoutMs,proto3,oneof" json:"timeout_ms,omitempty"`
@@ -1414,7 +1449,9 @@ type StartBackgroundRequest struct {
 	// Run on a PTY (TERM=xterm-256color, the size set before the program starts).
 	Pty bool `protobuf:"varint,8,opt,name=pty,proto3" json:"pty,omitempty"`
 	// The PTY's size; unset means 80x24. Ignored for pipes runs.
-	Size          *TerminalSize `protobuf:"bytes,9,opt,name=size,proto3" json:"size,omitempty"`
+	Size *TerminalSize `protobuf:"bytes,9,opt,name=size,proto3" json:"size,omitempty"`
+	// The sandbox to run in; as RunForegroundRequest.boundary.
+	Boundary      *ExecutionBoundary `protobuf:"bytes,10,opt,name=boundary,proto3" json:"boundary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1508,6 +1545,13 @@ func (x *StartBackgroundRequest) GetPty() bool {
 func (x *StartBackgroundRequest) GetSize() *TerminalSize {
 	if x != nil {
 		return x.Size
+	}
+	return nil
+}
+
+func (x *StartBackgroundRequest) GetBoundary() *ExecutionBoundary {
+	if x != nil {
+		return x.Boundary
 	}
 	return nil
 }
@@ -3437,8 +3481,8 @@ var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
 
 const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
-	"\x1fmaka/resource/v1/resource.proto\x12\x10maka.resource.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xb3\x02\n" +
+	"\x1fmaka/resource/v1/resource.proto\x12\x10maka.resource.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1emaka/resource/v1/sandbox.proto\"\x16\n" +
+	"\x14GetServerInfoRequest\"\xf4\x02\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -3451,7 +3495,9 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"standalone\x18\b \x01(\bR\n" +
 	"standalone\x12\x1b\n" +
-	"\tauth_mode\x18\t \x01(\tR\bauthMode\"\x93\x01\n" +
+	"\tauth_mode\x18\t \x01(\tR\bauthMode\x12?\n" +
+	"\asandbox\x18\n" +
+	" \x01(\v2%.maka.resource.v1.SandboxCapabilitiesR\asandbox\"\x93\x01\n" +
 	"\vPipesOutput\x12\x16\n" +
 	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
 	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12)\n" +
@@ -3469,7 +3515,7 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"cursor_col\x18\x06 \x01(\x05R\tcursorCol\x12%\n" +
 	"\x0ecursor_visible\x18\a \x01(\bR\rcursorVisible\x12)\n" +
-	"\x10alternate_screen\x18\b \x01(\bR\x0falternateScreen\"\xcf\a\n" +
+	"\x10alternate_screen\x18\b \x01(\bR\x0falternateScreen\"\x87\b\n" +
 	"\x03Run\x12\x10\n" +
 	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x1d\n" +
 	"\n" +
@@ -3501,7 +3547,8 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\vduration_ms\x18\x15 \x01(\x03H\x04R\n" +
 	"durationMs\x88\x01\x01\x125\n" +
 	"\x05pipes\x18\x16 \x01(\v2\x1d.maka.resource.v1.PipesOutputH\x00R\x05pipes\x122\n" +
-	"\x06screen\x18\x17 \x01(\v2\x18.maka.resource.v1.ScreenH\x00R\x06screenB\b\n" +
+	"\x06screen\x18\x17 \x01(\v2\x18.maka.resource.v1.ScreenH\x00R\x06screen\x126\n" +
+	"\asandbox\x18\x18 \x01(\v2\x1c.maka.resource.v1.RunSandboxR\asandboxB\b\n" +
 	"\x06outputB\r\n" +
 	"\v_timeout_msB\f\n" +
 	"\n" +
@@ -3522,7 +3569,7 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\vclient_name\x18\x01 \x01(\tR\n" +
 	"clientName\"=\n" +
 	"\x16OpenConnectionResponse\x12#\n" +
-	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\"\x9d\x03\n" +
+	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\"\xde\x03\n" +
 	"\x14RunForegroundRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
@@ -3534,7 +3581,9 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x0esource_turn_id\x18\x06 \x01(\tR\fsourceTurnId\x12-\n" +
 	"\x13source_tool_call_id\x18\a \x01(\tR\x10sourceToolCallId\x12\x10\n" +
 	"\x03pty\x18\b \x01(\bR\x03pty\x12%\n" +
-	"\x0eannounce_start\x18\t \x01(\bR\rannounceStart\x1a6\n" +
+	"\x0eannounce_start\x18\t \x01(\bR\rannounceStart\x12?\n" +
+	"\bboundary\x18\n" +
+	" \x01(\v2#.maka.resource.v1.ExecutionBoundaryR\bboundary\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\r\n" +
@@ -3544,7 +3593,7 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x03gap\x18\x02 \x01(\v2\x1b.maka.resource.v1.OutputGapH\x00R\x03gap\x12/\n" +
 	"\x06result\x18\x03 \x01(\v2\x15.maka.resource.v1.RunH\x00R\x06result\x121\n" +
 	"\astarted\x18\x04 \x01(\v2\x15.maka.resource.v1.RunH\x00R\astartedB\a\n" +
-	"\x05event\"\xae\x03\n" +
+	"\x05event\"\xef\x03\n" +
 	"\x16StartBackgroundRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
@@ -3556,7 +3605,9 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x0esource_turn_id\x18\x06 \x01(\tR\fsourceTurnId\x12-\n" +
 	"\x13source_tool_call_id\x18\a \x01(\tR\x10sourceToolCallId\x12\x10\n" +
 	"\x03pty\x18\b \x01(\bR\x03pty\x122\n" +
-	"\x04size\x18\t \x01(\v2\x1e.maka.resource.v1.TerminalSizeR\x04size\x1a6\n" +
+	"\x04size\x18\t \x01(\v2\x1e.maka.resource.v1.TerminalSizeR\x04size\x12?\n" +
+	"\bboundary\x18\n" +
+	" \x01(\v2#.maka.resource.v1.ExecutionBoundaryR\bboundary\x1a6\n" +
 	"\bEnvEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\r\n" +
@@ -3789,84 +3840,91 @@ var file_maka_resource_v1_resource_proto_goTypes = []any{
 	nil,                               // 46: maka.resource.v1.RunForegroundRequest.EnvEntry
 	nil,                               // 47: maka.resource.v1.StartBackgroundRequest.EnvEntry
 	(*timestamppb.Timestamp)(nil),     // 48: google.protobuf.Timestamp
+	(*SandboxCapabilities)(nil),       // 49: maka.resource.v1.SandboxCapabilities
+	(*RunSandbox)(nil),                // 50: maka.resource.v1.RunSandbox
+	(*ExecutionBoundary)(nil),         // 51: maka.resource.v1.ExecutionBoundary
 }
 var file_maka_resource_v1_resource_proto_depIdxs = []int32{
 	48, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	2,  // 1: maka.resource.v1.Run.kind:type_name -> maka.resource.v1.RunKind
-	1,  // 2: maka.resource.v1.Run.mode:type_name -> maka.resource.v1.RunMode
-	0,  // 3: maka.resource.v1.Run.status:type_name -> maka.resource.v1.RunStatus
-	48, // 4: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
-	48, // 5: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
-	48, // 6: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
-	48, // 7: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
-	6,  // 8: maka.resource.v1.Run.pipes:type_name -> maka.resource.v1.PipesOutput
-	7,  // 9: maka.resource.v1.Run.screen:type_name -> maka.resource.v1.Screen
-	3,  // 10: maka.resource.v1.OutputChunk.stream:type_name -> maka.resource.v1.OutputStream
-	46, // 11: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
-	9,  // 12: maka.resource.v1.RunForegroundResponse.output:type_name -> maka.resource.v1.OutputChunk
-	10, // 13: maka.resource.v1.RunForegroundResponse.gap:type_name -> maka.resource.v1.OutputGap
-	8,  // 14: maka.resource.v1.RunForegroundResponse.result:type_name -> maka.resource.v1.Run
-	8,  // 15: maka.resource.v1.RunForegroundResponse.started:type_name -> maka.resource.v1.Run
-	47, // 16: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
-	11, // 17: maka.resource.v1.StartBackgroundRequest.size:type_name -> maka.resource.v1.TerminalSize
-	8,  // 18: maka.resource.v1.StartBackgroundResponse.run:type_name -> maka.resource.v1.Run
-	8,  // 19: maka.resource.v1.GetRunResponse.run:type_name -> maka.resource.v1.Run
-	8,  // 20: maka.resource.v1.ListRunsResponse.runs:type_name -> maka.resource.v1.Run
-	8,  // 21: maka.resource.v1.StopRunResponse.run:type_name -> maka.resource.v1.Run
-	8,  // 22: maka.resource.v1.WatchRunsResponse.run:type_name -> maka.resource.v1.Run
-	7,  // 23: maka.resource.v1.AcquireControllerResponse.screen:type_name -> maka.resource.v1.Screen
-	11, // 24: maka.resource.v1.ControlControllerRequest.resize:type_name -> maka.resource.v1.TerminalSize
-	11, // 25: maka.resource.v1.ControlControllerResponse.size:type_name -> maka.resource.v1.TerminalSize
-	33, // 26: maka.resource.v1.AttachRequest.start:type_name -> maka.resource.v1.AttachStart
-	34, // 27: maka.resource.v1.AttachRequest.control:type_name -> maka.resource.v1.AttachControl
-	11, // 28: maka.resource.v1.AttachControl.resize:type_name -> maka.resource.v1.TerminalSize
-	8,  // 29: maka.resource.v1.Attached.run:type_name -> maka.resource.v1.Run
-	7,  // 30: maka.resource.v1.Attached.screen:type_name -> maka.resource.v1.Screen
-	29, // 31: maka.resource.v1.ControlOutcome.applied:type_name -> maka.resource.v1.ControlControllerResponse
-	36, // 32: maka.resource.v1.ControlOutcome.rejected:type_name -> maka.resource.v1.ControlRejected
-	35, // 33: maka.resource.v1.AttachResponse.attached:type_name -> maka.resource.v1.Attached
-	9,  // 34: maka.resource.v1.AttachResponse.output:type_name -> maka.resource.v1.OutputChunk
-	10, // 35: maka.resource.v1.AttachResponse.gap:type_name -> maka.resource.v1.OutputGap
-	37, // 36: maka.resource.v1.AttachResponse.control:type_name -> maka.resource.v1.ControlOutcome
-	8,  // 37: maka.resource.v1.AttachResponse.ended:type_name -> maka.resource.v1.Run
-	0,  // 38: maka.resource.v1.RunCount.status:type_name -> maka.resource.v1.RunStatus
-	40, // 39: maka.resource.v1.ShutdownResponse.ended:type_name -> maka.resource.v1.RunCount
-	8,  // 40: maka.resource.v1.ArchiveSessionResponse.stopped:type_name -> maka.resource.v1.Run
-	4,  // 41: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
-	12, // 42: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
-	14, // 43: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
-	16, // 44: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
-	18, // 45: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
-	20, // 46: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
-	22, // 47: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
-	24, // 48: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
-	26, // 49: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
-	28, // 50: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
-	30, // 51: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
-	32, // 52: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
-	39, // 53: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
-	42, // 54: maka.resource.v1.ResourceService.RegisterSession:input_type -> maka.resource.v1.RegisterSessionRequest
-	44, // 55: maka.resource.v1.ResourceService.ArchiveSession:input_type -> maka.resource.v1.ArchiveSessionRequest
-	5,  // 56: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
-	13, // 57: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
-	15, // 58: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
-	17, // 59: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
-	19, // 60: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
-	21, // 61: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
-	23, // 62: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
-	25, // 63: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
-	27, // 64: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
-	29, // 65: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
-	31, // 66: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
-	38, // 67: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
-	41, // 68: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
-	43, // 69: maka.resource.v1.ResourceService.RegisterSession:output_type -> maka.resource.v1.RegisterSessionResponse
-	45, // 70: maka.resource.v1.ResourceService.ArchiveSession:output_type -> maka.resource.v1.ArchiveSessionResponse
-	56, // [56:71] is the sub-list for method output_type
-	41, // [41:56] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	49, // 1: maka.resource.v1.GetServerInfoResponse.sandbox:type_name -> maka.resource.v1.SandboxCapabilities
+	2,  // 2: maka.resource.v1.Run.kind:type_name -> maka.resource.v1.RunKind
+	1,  // 3: maka.resource.v1.Run.mode:type_name -> maka.resource.v1.RunMode
+	0,  // 4: maka.resource.v1.Run.status:type_name -> maka.resource.v1.RunStatus
+	48, // 5: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
+	48, // 6: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
+	48, // 7: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
+	48, // 8: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
+	6,  // 9: maka.resource.v1.Run.pipes:type_name -> maka.resource.v1.PipesOutput
+	7,  // 10: maka.resource.v1.Run.screen:type_name -> maka.resource.v1.Screen
+	50, // 11: maka.resource.v1.Run.sandbox:type_name -> maka.resource.v1.RunSandbox
+	3,  // 12: maka.resource.v1.OutputChunk.stream:type_name -> maka.resource.v1.OutputStream
+	46, // 13: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
+	51, // 14: maka.resource.v1.RunForegroundRequest.boundary:type_name -> maka.resource.v1.ExecutionBoundary
+	9,  // 15: maka.resource.v1.RunForegroundResponse.output:type_name -> maka.resource.v1.OutputChunk
+	10, // 16: maka.resource.v1.RunForegroundResponse.gap:type_name -> maka.resource.v1.OutputGap
+	8,  // 17: maka.resource.v1.RunForegroundResponse.result:type_name -> maka.resource.v1.Run
+	8,  // 18: maka.resource.v1.RunForegroundResponse.started:type_name -> maka.resource.v1.Run
+	47, // 19: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
+	11, // 20: maka.resource.v1.StartBackgroundRequest.size:type_name -> maka.resource.v1.TerminalSize
+	51, // 21: maka.resource.v1.StartBackgroundRequest.boundary:type_name -> maka.resource.v1.ExecutionBoundary
+	8,  // 22: maka.resource.v1.StartBackgroundResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 23: maka.resource.v1.GetRunResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 24: maka.resource.v1.ListRunsResponse.runs:type_name -> maka.resource.v1.Run
+	8,  // 25: maka.resource.v1.StopRunResponse.run:type_name -> maka.resource.v1.Run
+	8,  // 26: maka.resource.v1.WatchRunsResponse.run:type_name -> maka.resource.v1.Run
+	7,  // 27: maka.resource.v1.AcquireControllerResponse.screen:type_name -> maka.resource.v1.Screen
+	11, // 28: maka.resource.v1.ControlControllerRequest.resize:type_name -> maka.resource.v1.TerminalSize
+	11, // 29: maka.resource.v1.ControlControllerResponse.size:type_name -> maka.resource.v1.TerminalSize
+	33, // 30: maka.resource.v1.AttachRequest.start:type_name -> maka.resource.v1.AttachStart
+	34, // 31: maka.resource.v1.AttachRequest.control:type_name -> maka.resource.v1.AttachControl
+	11, // 32: maka.resource.v1.AttachControl.resize:type_name -> maka.resource.v1.TerminalSize
+	8,  // 33: maka.resource.v1.Attached.run:type_name -> maka.resource.v1.Run
+	7,  // 34: maka.resource.v1.Attached.screen:type_name -> maka.resource.v1.Screen
+	29, // 35: maka.resource.v1.ControlOutcome.applied:type_name -> maka.resource.v1.ControlControllerResponse
+	36, // 36: maka.resource.v1.ControlOutcome.rejected:type_name -> maka.resource.v1.ControlRejected
+	35, // 37: maka.resource.v1.AttachResponse.attached:type_name -> maka.resource.v1.Attached
+	9,  // 38: maka.resource.v1.AttachResponse.output:type_name -> maka.resource.v1.OutputChunk
+	10, // 39: maka.resource.v1.AttachResponse.gap:type_name -> maka.resource.v1.OutputGap
+	37, // 40: maka.resource.v1.AttachResponse.control:type_name -> maka.resource.v1.ControlOutcome
+	8,  // 41: maka.resource.v1.AttachResponse.ended:type_name -> maka.resource.v1.Run
+	0,  // 42: maka.resource.v1.RunCount.status:type_name -> maka.resource.v1.RunStatus
+	40, // 43: maka.resource.v1.ShutdownResponse.ended:type_name -> maka.resource.v1.RunCount
+	8,  // 44: maka.resource.v1.ArchiveSessionResponse.stopped:type_name -> maka.resource.v1.Run
+	4,  // 45: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
+	12, // 46: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
+	14, // 47: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
+	16, // 48: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
+	18, // 49: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
+	20, // 50: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
+	22, // 51: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
+	24, // 52: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
+	26, // 53: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
+	28, // 54: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
+	30, // 55: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
+	32, // 56: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
+	39, // 57: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
+	42, // 58: maka.resource.v1.ResourceService.RegisterSession:input_type -> maka.resource.v1.RegisterSessionRequest
+	44, // 59: maka.resource.v1.ResourceService.ArchiveSession:input_type -> maka.resource.v1.ArchiveSessionRequest
+	5,  // 60: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
+	13, // 61: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
+	15, // 62: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
+	17, // 63: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
+	19, // 64: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
+	21, // 65: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
+	23, // 66: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
+	25, // 67: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
+	27, // 68: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
+	29, // 69: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
+	31, // 70: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
+	38, // 71: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
+	41, // 72: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
+	43, // 73: maka.resource.v1.ResourceService.RegisterSession:output_type -> maka.resource.v1.RegisterSessionResponse
+	45, // 74: maka.resource.v1.ResourceService.ArchiveSession:output_type -> maka.resource.v1.ArchiveSessionResponse
+	60, // [60:75] is the sub-list for method output_type
+	45, // [45:60] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_maka_resource_v1_resource_proto_init() }
@@ -3874,6 +3932,7 @@ func file_maka_resource_v1_resource_proto_init() {
 	if File_maka_resource_v1_resource_proto != nil {
 		return
 	}
+	file_maka_resource_v1_sandbox_proto_init()
 	file_maka_resource_v1_resource_proto_msgTypes[4].OneofWrappers = []any{
 		(*Run_Pipes)(nil),
 		(*Run_Screen)(nil),

@@ -49,7 +49,8 @@ const (
 // NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
 // UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
 // UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
-// INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
+// INTERNAL/INTERNAL_FAILURE, FAILED_PRECONDITION/SANDBOX_UNAVAILABLE (a run whose profile needs
+// the sandbox on a host without bubblewrap). Every reason is in the registry maka.common.v1.ErrorReason.
 //
 // A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
 // AcquireController, ControlController, ReleaseController, Attach) accepts it without a
@@ -349,7 +350,8 @@ func (c *resourceServiceClient) ArchiveSession(ctx context.Context, in *ArchiveS
 // NOT_FOUND/NOT_FOUND, FAILED_PRECONDITION/SESSION_ARCHIVED, ABORTED/OPERATION_CONFLICT,
 // UNAVAILABLE/HOST_DRAINING, RESOURCE_EXHAUSTED/RESOURCE_EXHAUSTED,
 // UNAVAILABLE/PERSISTENCE_FAILED (a refused write, or the store's owner gone) and
-// INTERNAL/INTERNAL_FAILURE. Every reason is in the registry maka.common.v1.ErrorReason.
+// INTERNAL/INTERNAL_FAILURE, FAILED_PRECONDITION/SANDBOX_UNAVAILABLE (a run whose profile needs
+// the sandbox on a host without bubblewrap). Every reason is in the registry maka.common.v1.ErrorReason.
 //
 // A ref names one run, whatever its session: every RPC that takes a ref (GetRun, StopRun,
 // AcquireController, ControlController, ReleaseController, Attach) accepts it without a

@@ -1,0 +1,246 @@
+"""Containment in cgroup v2: every run in a cgroup of its own, so that ending the run ends
+every process it started, whatever they did (``setsid``, a double fork, ``exec -a``, a dropped
+marker variable). ``cgroup.kill`` SIGKILLs every member at once and nothing can leave a cgroup
+without write access to a common ancestor's ``cgroup.procs``, which runs never get (the
+sandbox mounts no ``/sys``).
+
+The service's runs live under one directory per data directory,
+``<cgroup2 mount>/<the service's own cgroup>/maka-runs/<instance>/run-<id>``, so a restarted
+service finds (and the start-up sweep kills) what a dead one left. The child joins its cgroup
+itself, before it executes anything of the command (see ``launch.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import select
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+__all__ = [
+    "CgroupProbe",
+    "CgroupTree",
+    "RunCgroup",
+    "cgroup2_mount",
+    "own_cgroup",
+    "sweep_leftovers",
+]
+
+log = logging.getLogger(__name__)
+
+_PROBE_TIMEOUT: Final = 5.0
+
+
+def cgroup2_mount() -> Path | None:
+    """Where the cgroup v2 hierarchy is mounted (``/sys/fs/cgroup`` or, on a hybrid host,
+    ``/sys/fs/cgroup/unified``); ``None`` without one."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        if right.split(" ", 1)[0] == "cgroup2":
+            return Path(left.split(" ")[4])
+    return None
+
+
+def own_cgroup() -> str | None:
+    """This process's cgroup v2 path (``/`` at the root); ``None`` if it has none."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("0::"):
+            return line[3:] or "/"
+    return None
+
+
+@dataclass(frozen=True)
+class CgroupProbe:
+    """What the start-up probe found: a usable tree, or why there is none."""
+
+    tree: CgroupTree | None
+    reason: str = ""
+
+
+class RunCgroup:
+    """The cgroup of one run."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        #: pidfds of the members killed, to wait for their exit (a process leaves its cgroup
+        #: a moment before it has exited).
+        self._pinned: list[int] = []
+
+    @property
+    def procs(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def members(self) -> list[int]:
+        with contextlib.suppress(OSError):
+            return [int(pid) for pid in self.procs.read_text().split()]
+        return []
+
+    def kill(self) -> None:
+        """SIGKILL every process in the cgroup (and in any cgroup below it)."""
+        for pid in self.members():
+            with contextlib.suppress(OSError):
+                self._pinned.append(os.pidfd_open(pid))
+        with contextlib.suppress(FileNotFoundError):
+            (self.path / "cgroup.kill").write_text("1")
+
+    def populated(self) -> bool:
+        try:
+            events = (self.path / "cgroup.events").read_text()
+        except FileNotFoundError:
+            return False
+        return "populated 1" in events
+
+    async def wait_empty(self, within: float) -> bool:
+        """Wait until no process is left; ``False`` if *within* seconds pass first."""
+        deadline = time.monotonic() + within
+        pause = 0.001
+        while self.populated() or not self._exited():
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        return True
+
+    def _exited(self) -> bool:
+        """True once every killed member has exited (its pidfd is readable)."""
+        while self._pinned:
+            ready, _, _ = select.select(self._pinned, [], [], 0)
+            for fd in ready:
+                self._pinned.remove(fd)
+                os.close(fd)
+            if self._pinned and not ready:
+                return False
+        return True
+
+    def remove(self) -> bool:
+        """Remove the (empty) cgroup; ``False`` if it still has members."""
+        for fd in self._pinned:
+            os.close(fd)
+        self._pinned.clear()
+        try:
+            self.path.rmdir()
+        except FileNotFoundError:
+            return True
+        except OSError as error:
+            log.warning("cannot remove %s: %s", self.path, error)
+            return False
+        return True
+
+
+class CgroupTree:
+    """The directory under which this service makes its runs' cgroups."""
+
+    def __init__(self, base: Path, *, controllers: tuple[str, ...]) -> None:
+        self.base = base
+        #: Controllers the runs' cgroups can use (``pids``, ``memory`` …); may be empty.
+        self.controllers = controllers
+
+    @classmethod
+    def probe(cls, base: Path) -> CgroupProbe:
+        """Make *base* and check that a child can join a cgroup below it and be killed there."""
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+            probe = base / f"probe-{os.getpid()}"
+            probe.mkdir(exist_ok=True)
+        except OSError as error:
+            return CgroupProbe(None, f"cannot create a cgroup under {base}: {error.strerror}")
+        try:
+            if not (probe / "cgroup.kill").exists():
+                return CgroupProbe(None, "the kernel has no cgroup.kill (Linux 5.14 or newer)")
+            joined = subprocess.run(
+                ["/bin/sh", "-c", 'echo 0 > "$0/cgroup.procs"', str(probe)],
+                capture_output=True,
+                timeout=_PROBE_TIMEOUT,
+                check=False,
+            )
+            if joined.returncode != 0:
+                err = joined.stderr.decode(errors="replace").strip()
+                return CgroupProbe(None, f"a process cannot join a cgroup under {base}: {err}")
+        except (OSError, subprocess.SubprocessError) as error:
+            return CgroupProbe(None, f"cannot use cgroups under {base}: {error}")
+        finally:
+            with contextlib.suppress(OSError):
+                probe.rmdir()
+        return CgroupProbe(cls(base, controllers=_enable_controllers(base)))
+
+    def create(self, run_id: str, *, pids_max: int | None, memory_max: int | None) -> RunCgroup:
+        """A new cgroup for run *run_id*, with the limits its controllers allow."""
+        path = self.base / f"run-{run_id}"
+        path.mkdir(parents=True, exist_ok=True)
+        if pids_max is not None and "pids" in self.controllers:
+            (path / "pids.max").write_text(str(pids_max))
+        if memory_max is not None and "memory" in self.controllers:
+            (path / "memory.max").write_text(str(memory_max))
+            with contextlib.suppress(OSError):
+                (path / "memory.swap.max").write_text("0")
+        return RunCgroup(path)
+
+    def close(self) -> None:
+        """Remove the directory once no run cgroup is left in it."""
+        with contextlib.suppress(OSError):
+            self.base.rmdir()
+
+    def leftovers(self) -> list[RunCgroup]:
+        """The run cgroups a previous process left behind."""
+        try:
+            names = sorted(os.listdir(self.base))
+        except OSError:
+            return []
+        return [RunCgroup(self.base / name) for name in names if name.startswith("run-")]
+
+
+def _enable_controllers(base: Path) -> tuple[str, ...]:
+    """Enable ``pids`` and ``memory`` for the runs' cgroups where the hierarchy offers them
+    (each level from the mount down must pass them on); returns those enabled below *base*."""
+    wanted = ("pids", "memory")
+    mount = cgroup2_mount()
+    chain = [base]
+    if mount is not None:
+        node = base
+        while node != mount and mount in node.parents:
+            node = node.parent
+            chain.insert(0, node)
+    for node in chain:
+        try:
+            offered = (node / "cgroup.controllers").read_text().split()
+        except OSError:
+            return ()
+        for name in wanted:
+            if name in offered:
+                with contextlib.suppress(OSError):
+                    (node / "cgroup.subtree_control").write_text(f"+{name}")
+    try:
+        enabled = (base / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        return ()
+    return tuple(name for name in wanted if name in enabled)
+
+
+async def sweep_leftovers(tree: CgroupTree, *, within: float) -> tuple[int, ...]:
+    """Kill everything in the run cgroups a previous process left, and remove them; returns
+    the PIDs that were there."""
+    killed: list[int] = []
+    for cgroup in tree.leftovers():
+        killed.extend(cgroup.members())
+        cgroup.kill()
+        if not await cgroup.wait_empty(within):
+            log.error("processes of %s survived cgroup.kill: %s", cgroup.path, cgroup.members())
+            continue
+        cgroup.remove()
+    if killed:
+        log.warning("killed %d leftover process(es) in run cgroups: %s", len(killed), killed)
+    return tuple(killed)

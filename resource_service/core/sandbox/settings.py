@@ -1,0 +1,39 @@
+"""The sandbox and containment settings of the shell-run host (flags and environment in
+``resource_service/server.py``; the README's configuration table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+__all__ = ["ContainmentMode", "SandboxSettings"]
+
+#: ``auto``: a cgroup per run where the service can make one, else the process group.
+#: ``process-group``: never a cgroup (forces the fallback).
+ContainmentMode: TypeAlias = Literal["auto", "process-group"]
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """How runs are confined."""
+
+    #: The bubblewrap executable: a name looked up on PATH, or a path.
+    bwrap: str = "bwrap"
+    #: Extra read-only roots of every sandbox, besides the system directories and the
+    #: boundary's own roots (a toolchain outside /usr, say).
+    readable_roots: tuple[str, ...] = ()
+    #: Extra variable names of the service's environment that runs see, besides the
+    #: allow-list (``environment.ALLOWED_VARIABLES``).
+    env_allow: tuple[str, ...] = ()
+    containment: ContainmentMode = "auto"
+    #: The cgroup v2 directory under which runs get their cgroups; ``None``: ``maka-runs``
+    #: under the service's own cgroup.
+    cgroup_root: str | None = None
+    #: Names this service's directory under the cgroup root (the server uses a digest of its
+    #: data directory, so a restarted service finds what a dead one left); ``""``: one of
+    #: this process's own.
+    cgroup_instance: str = ""
+    #: Most processes (``pids.max``) of one run; ``None``: no limit.
+    pids_max: int | None = None
+    #: Most memory (``memory.max``, bytes) of one run; ``None``: no limit.
+    memory_max: int | None = None

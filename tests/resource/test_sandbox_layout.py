@@ -1,0 +1,137 @@
+"""The sandbox's rules without running anything: the bubblewrap command line a boundary makes
+(its mount order is the policy), the default boundary, the environment, the probes' verdicts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from resource_service.core import InvalidRequestError
+from resource_service.core.sandbox import (
+    BoundaryExpansion,
+    ExecutionBoundary,
+    FilesystemEntry,
+    default_boundary,
+)
+from resource_service.core.sandbox.bwrap import bwrap_argv, layout
+from resource_service.core.sandbox.cgroups import CgroupTree
+from resource_service.core.sandbox.environment import check_request_env, run_environment
+from resource_service.core.sandbox.probe import probe_bwrap
+
+
+def _pairs(argv: list[str]) -> list[tuple[str, str]]:
+    """(flag, destination) of every mount in *argv*, in order."""
+    mounts = []
+    for i, arg in enumerate(argv):
+        if arg in ("--ro-bind", "--ro-bind-try", "--bind-try"):
+            mounts.append((arg, argv[i + 2]))
+        elif arg == "--tmpfs":
+            mounts.append((arg, argv[i + 1]))
+    return mounts
+
+
+def test_mounts_go_from_the_shallowest_path_to_the_deepest(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    boundary = ExecutionBoundary(writable_roots=(str(workspace),), readable_roots=("/opt",))
+    argv = bwrap_argv("bwrap", layout(boundary), cwd=str(workspace))
+    mounts = _pairs(argv)
+    assert mounts.index(("--tmpfs", "/tmp")) < mounts.index(("--bind-try", str(workspace)))
+    assert mounts.index(("--ro-bind-try", "/etc")) < mounts.index(("--ro-bind", "/etc/shadow"))
+    # The protected metadata comes after the writable root it is inside.
+    assert mounts.index(("--bind-try", str(workspace))) < mounts.index(
+        ("--ro-bind", str(workspace / ".git"))
+    )
+    assert "--unshare-net" in argv and "--die-with-parent" in argv and "--unshare-pid" in argv
+    assert argv[-5:] == ["--remount-ro", "/", "--chdir", str(workspace), "--"]
+
+
+def test_a_write_expansion_inside_protected_metadata_reopens_only_that_path(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    config = str(workspace / ".git" / "config")
+    boundary = ExecutionBoundary(
+        writable_roots=(str(workspace),),
+        expansions=(BoundaryExpansion(filesystem=(FilesystemEntry(config, "write"),)),),
+    )
+    plan = layout(boundary)
+    assert plan.protected == (str(workspace / ".git"),)
+    assert plan.reopened == (config,)
+    mounts = _pairs(bwrap_argv("bwrap", plan, cwd=str(workspace)))
+    last_write = len(mounts) - 1 - mounts[::-1].index(("--bind-try", config))
+    assert mounts.index(("--ro-bind", str(workspace / ".git"))) < last_write
+
+
+def test_a_git_file_protects_the_gitdir_it_names(tmp_path: Path) -> None:
+    gitdir = tmp_path / "main" / ".git" / "worktrees" / "wt"
+    gitdir.mkdir(parents=True)
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    (worktree / ".git").write_text("gitdir: ../main/.git/worktrees/wt\n")
+    plan = layout(ExecutionBoundary(writable_roots=(str(worktree),)))
+    assert plan.protected == (str(worktree / ".git"), str(gitdir))
+
+
+def test_read_only_binds_the_writable_roots_read_only(tmp_path: Path) -> None:
+    plan = layout(ExecutionBoundary(profile="read-only", writable_roots=(str(tmp_path),)))
+    assert (str(tmp_path), "ro") in plan.mounts and (str(tmp_path), "rw") not in plan.mounts
+
+
+def test_a_network_expansion_keeps_the_host_network() -> None:
+    granted = ExecutionBoundary(
+        writable_roots=("/w",), expansions=(BoundaryExpansion(network=True),)
+    )
+    assert "--unshare-net" not in bwrap_argv("bwrap", layout(granted), cwd="/w")
+
+
+def test_the_default_boundary_writes_the_workspace_and_only_reads_system_directories() -> None:
+    assert default_boundary("/ws", "/ws/sub").writable_roots == ("/ws",)
+    assert default_boundary("/ws", "/elsewhere").writable_roots == ("/ws", "/elsewhere")
+    unregistered = default_boundary("", "/")
+    assert unregistered.writable_roots == () and unregistered.readable_roots == ("/",)
+    assert default_boundary("", "/etc/x").readable_roots == ("/etc/x",)
+
+
+def test_malformed_boundaries_name_their_field() -> None:
+    cases = [
+        (ExecutionBoundary(writable_roots=("rel",)), "boundary.writable_roots"),
+        (ExecutionBoundary(readable_roots=("/a\0",)), "boundary.readable_roots"),
+        (ExecutionBoundary(writable_roots=("/" + "a" * 5000,)), "boundary.writable_roots"),
+        (ExecutionBoundary(expansions=(BoundaryExpansion(),)), "boundary.expansions"),
+        (ExecutionBoundary(writable_roots=tuple(f"/r{i}" for i in range(65))), None),
+    ]
+    for boundary, field in cases:
+        with pytest.raises(InvalidRequestError) as raised:
+            boundary.check()
+        assert field is None or raised.value.field == field
+
+
+def test_the_environment_is_an_allow_list_plus_the_request() -> None:
+    service = {"PATH": "/bin", "HOME": "/h", "OPENAI_API_KEY": "sk", "LC_ALL": "C"}
+    env = run_environment(service, {"MINE": "1"}, also_allowed=("EXTRA",))
+    assert env == {"PATH": "/bin", "HOME": "/h", "LC_ALL": "C", "MINE": "1"}
+    assert run_environment({}, {})["PATH"].endswith("/bin")
+    for name in ("LD_PRELOAD", "LD_AUDIT", "BASH_ENV", "ENV", "SHELLOPTS", "BASH_FUNC_x"):
+        with pytest.raises(InvalidRequestError):
+            check_request_env({name: "x"}, sandboxed=True)
+        check_request_env({name: "x"}, sandboxed=False)
+
+
+def test_a_missing_bwrap_is_reported_with_how_to_install_it(tmp_path: Path) -> None:
+    probe = probe_bwrap(str(tmp_path / "nope"))
+    assert not probe.available and "apt-get install -y bubblewrap" in probe.reason
+    not_bwrap = tmp_path / "fake-bwrap"
+    not_bwrap.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+                         "exit 1\n")  # fmt: skip
+    not_bwrap.chmod(0o755)
+    broken = probe_bwrap(str(not_bwrap))
+    assert not broken.available and "cannot create the sandbox's namespaces" in broken.reason
+    assert "No permissions" in broken.reason
+
+
+def test_a_directory_that_is_no_cgroup_is_no_cgroup_tree(tmp_path: Path) -> None:
+    probe = CgroupTree.probe(tmp_path / "not-a-cgroup")
+    assert probe.tree is None and "cgroup.kill" in probe.reason
