@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
@@ -85,6 +85,8 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         max_page_bytes=int(ns.max_page_bytes),
         termination_grace=float(ns.termination_grace),
         watch_backlog=int(ns.watch_backlog),
+        max_run_output_bytes=int(ns.max_run_output_bytes),
+        max_kept_output_bytes=int(ns.max_kept_output_bytes),
     )
     return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
 
@@ -133,6 +135,22 @@ def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> N
         default=str(defaults.watch_backlog),
         metavar="N",
         help="most revisions queued for a WatchRuns watcher; past that: each run's latest",
+    )
+    settings.add(
+        "max-run-output-bytes",
+        type=bounded_int(0, 1 << 40, "bytes"),
+        default=str(defaults.max_run_output_bytes),
+        metavar="BYTES",
+        help="most output one run's journal keeps (its first part; the rest is counted per "
+        "stream and reported as an OutputGap); 0 keeps none",
+    )
+    settings.add(
+        "max-kept-output-bytes",
+        type=bounded_int(0, 1 << 44, "bytes"),
+        default=str(defaults.max_kept_output_bytes),
+        metavar="BYTES",
+        help="most bytes the output journals of ended runs keep together; the journals of the "
+        "runs that ended first are removed first",
     )
     settings.add_flag(
         "standalone",
@@ -241,7 +259,10 @@ class ResourceService:
                 self._sessions = await SessionRegistry.open(
                     self._store, standalone=self.config.standalone
                 )
-            self._supervisor = await RunSupervisor.open(store=self._store, config=self.config.shell)
+            shell = replace(
+                self.config.shell, output_dir=str(self._owner.lease.root.path / "output")
+            )
+            self._supervisor = await RunSupervisor.open(store=self._store, config=shell)
         except (ResourceError, OSError) as error:
             await self.close()
             raise StartupError(f"cannot open the shell-run store: {error}") from error

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from resource_service.core.errors import InternalFailureError, InvalidRequestError
+from resource_service.core.output_counts import JournalSummary
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -157,6 +158,9 @@ class ShellRunRecord:
     #: Why the run ended the way it did (timeout, cancellation, orphaning, start failure).
     message: str | None = None
     process: ProcessIdentity | None = None
+    #: What the run's output journal kept (set on the terminal record; ``None`` before, and for
+    #: runs recorded before journals existed).
+    journal: JournalSummary | None = None
 
     @property
     def id(self) -> str:
@@ -204,6 +208,10 @@ class ShellRunRecord:
     def with_output(self, output: ShellRunOutput) -> ShellRunRecord:
         """This revision with a live view of its output (not a change: revision is kept)."""
         return dataclasses.replace(self, output=output)
+
+    def with_journal(self, journal: JournalSummary) -> ShellRunRecord:
+        """This (terminal) revision with what its journal kept (not a change either)."""
+        return dataclasses.replace(self, journal=journal)
 
     def _next(self, now: int, **changes: object) -> ShellRunRecord:
         if not self.active:

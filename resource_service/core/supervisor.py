@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from resource_service.core.catalog import RunCatalog
@@ -33,10 +34,12 @@ from resource_service.core.errors import (
     NotFoundError,
     OperationConflictError,
     PersistenceFailedError,
-    ResourceExhaustedError,
     ShellRunPtyControlClosedError,
 )
+from resource_service.core.journals import OutputJournals
 from resource_service.core.live import NOT_PTY, EndCallback, LiveRun
+from resource_service.core.live_limits import check_live_limits
+from resource_service.core.live_output import RunOutput
 from resource_service.core.output import OutputEvent
 from resource_service.core.records import (
     PipesOutput,
@@ -88,13 +91,19 @@ class RunSupervisor:
         config: ShellRunConfig | None = None,
         new_id: Callable[[], str] = _new_id,
         now: Callable[[], int] = _now_ms,
+        journals: OutputJournals | None = None,
     ) -> None:
         self._store = store
         self._config = config or ShellRunConfig()
         self._new_id = new_id
         self._now = now
         self._ctx = RunContext(
-            store=store, config=self._config, now=now, notify=self._notify, fail=self._fail
+            store=store,
+            config=self._config,
+            now=now,
+            notify=self._notify,
+            fail=self._fail,
+            journals=journals,
         )
         self._catalog = RunCatalog(self._ctx, self._with_live_output)
         #: Runs from admission to retirement, by ref.
@@ -116,9 +125,15 @@ class RunSupervisor:
         now: Callable[[], int] = _now_ms,
     ) -> RunSupervisor:
         """A supervisor over *store*, after sweeping the runs a previous host left active."""
-        supervisor = cls(store=store, config=config, new_id=new_id, now=now)
+        config = config or ShellRunConfig()
+        journals = await OutputJournals.open(
+            None if config.output_dir is None else Path(config.output_dir),
+            run_limit=config.max_run_output_bytes,
+            total_limit=config.max_kept_output_bytes,
+        )
+        supervisor = cls(store=store, config=config, new_id=new_id, now=now, journals=journals)
         supervisor.recovery = await sweep_orphaned_runs(
-            store, now=now, kill_timeout=supervisor._config.kill_timeout
+            store, journals, now=now, kill_timeout=config.kill_timeout
         )
         return supervisor
 
@@ -143,6 +158,11 @@ class RunSupervisor:
     @property
     def config(self) -> ShellRunConfig:
         return self._config
+
+    @property
+    def journals(self) -> OutputJournals:
+        """The runs' output journals (:mod:`.journals`)."""
+        return self._ctx.journals
 
     @property
     def catalog(self) -> RunCatalog:
@@ -200,7 +220,7 @@ class RunSupervisor:
             raise InvalidRequestError("cwd is required", field="cwd")
         if self._draining:
             raise HostDrainingError()
-        self._check_limits(request)
+        check_live_limits(self._config, list(self._live.values()), request)
         now = self._now()
         record = ShellRunRecord(
             ref=format_ref(self._new_id()),
@@ -230,33 +250,6 @@ class RunSupervisor:
         )
         self._live[record.ref] = run
         return run
-
-    def _check_limits(self, request: BashInput) -> None:
-        config = self._config
-        live, ptys = self.live_counts()
-        if live >= config.max_live_runs:
-            raise ResourceExhaustedError(
-                f"{live} shell runs are live (limit {config.max_live_runs}); "
-                "stop one or wait for one to finish",
-                limit_name="max_live_runs",
-                limit=config.max_live_runs,
-            )
-        own = sum(1 for run in self._live.values() if run.record.session_id == request.session_id)
-        cap = config.live_runs_per_session
-        if own >= cap:
-            raise ResourceExhaustedError(
-                f"session {request.session_id!r} has {own} live shell runs (limit {cap} per "
-                "session); stop one or wait for one to finish",
-                limit_name="max_live_runs_per_session",
-                limit=cap,
-            )
-        if request.pty and ptys >= config.max_live_ptys:
-            raise ResourceExhaustedError(
-                f"{ptys} PTY runs are live (limit {config.max_live_ptys}); "
-                "stop one or use a pipes run",
-                limit_name="max_live_ptys",
-                limit=config.max_live_ptys,
-            )
 
     def _retire(self, run: LiveRun) -> None:
         if self._live.get(run.ref) is run:
@@ -303,6 +296,11 @@ class RunSupervisor:
         if after_sequence < 0:
             raise InvalidRequestError("after_sequence must not be negative", field="after_sequence")
         return self._require_live(session_id, ref).follow(after_sequence, coalesce=coalesce)
+
+    def live_output(self, session_id: str, ref: str) -> RunOutput | None:
+        """The output side of a live run (its replay log and journal), if it is live."""
+        run = self._find_live(session_id, ref)
+        return None if run is None else run.output
 
     def last_output_sequence(self, session_id: str, ref: str) -> int:
         return self._require_live(session_id, ref).output.log.last_sequence

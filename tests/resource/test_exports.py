@@ -33,6 +33,7 @@ EXPECTED = {
     "OutputChunk",
     "OutputEvent",
     "OutputGap",
+    "OutputPage",
     "PersistenceFailedError",
     "PipesOutput",
     "ProcessIdentity",

@@ -57,7 +57,11 @@ class ResourceServiceStub:
     RunForeground: _grpc.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]
     """RunForeground runs a command over pipes and streams its output chunks, then one final
     result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-    StartBackground). Cancelling the call cancels the run.
+    StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+    run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+    slowly the client reads: it comes from memory while the client keeps up, from the journal
+    when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+    stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
     """
     StartBackground: _grpc.UnaryUnaryMultiCallable[_resource_pb2.StartBackgroundRequest, _resource_pb2.StartBackgroundResponse]
     """StartBackground starts a command over pipes or a PTY and returns at once with the run,
@@ -102,7 +106,12 @@ class ResourceServiceStub:
     Attach: _grpc.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
     run, its current screen), replays output after the requested sequence, then streams live
-    output until the run ends (`ended`). With a controller id the stream holds the lease for
+    output until the run ends (`ended`). What is replayed is the run's kept output: every
+    chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
+    replayable after the run ends and across restarts of the service, until the run's session
+    is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
+    (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
+    was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
     its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
     """
@@ -123,6 +132,15 @@ class ResourceServiceStub:
     """ArchiveSession stops every active run of a session (TERM to each process group, a grace
     period, then KILL; the final states are recorded) and refuses its operations from then on:
     FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    It also removes the output journals of the session's runs (their records stay).
+    """
+    ReadRunOutput: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ReadRunOutputRequest, _resource_pb2.ReadRunOutputResponse]
+    """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+    after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+    on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+    exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+    newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+    "last": the newest sequence).
     """
 
 @_typing.type_check_only
@@ -154,7 +172,11 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     RunForeground: _aio.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]  # type: ignore[assignment]
     """RunForeground runs a command over pipes and streams its output chunks, then one final
     result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-    StartBackground). Cancelling the call cancels the run.
+    StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+    run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+    slowly the client reads: it comes from memory while the client keeps up, from the journal
+    when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+    stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
     """
     StartBackground: _aio.UnaryUnaryMultiCallable[_resource_pb2.StartBackgroundRequest, _resource_pb2.StartBackgroundResponse]  # type: ignore[assignment]
     """StartBackground starts a command over pipes or a PTY and returns at once with the run,
@@ -199,7 +221,12 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     Attach: _aio.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]  # type: ignore[assignment]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
     run, its current screen), replays output after the requested sequence, then streams live
-    output until the run ends (`ended`). With a controller id the stream holds the lease for
+    output until the run ends (`ended`). What is replayed is the run's kept output: every
+    chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
+    replayable after the run ends and across restarts of the service, until the run's session
+    is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
+    (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
+    was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
     its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
     """
@@ -220,6 +247,15 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     """ArchiveSession stops every active run of a session (TERM to each process group, a grace
     period, then KILL; the final states are recorded) and refuses its operations from then on:
     FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    It also removes the output journals of the session's runs (their records stay).
+    """
+    ReadRunOutput: _aio.UnaryUnaryMultiCallable[_resource_pb2.ReadRunOutputRequest, _resource_pb2.ReadRunOutputResponse]  # type: ignore[assignment]
+    """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+    after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+    on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+    exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+    newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+    "last": the newest sequence).
     """
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -266,7 +302,11 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_resource_pb2.RunForegroundResponse], _abc.AsyncIterator[_resource_pb2.RunForegroundResponse]]:
         """RunForeground runs a command over pipes and streams its output chunks, then one final
         result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-        StartBackground). Cancelling the call cancels the run.
+        StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+        run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+        slowly the client reads: it comes from memory while the client keeps up, from the journal
+        when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+        stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
         """
 
     @_abc_1.abstractmethod
@@ -365,7 +405,12 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_resource_pb2.AttachResponse], _abc.AsyncIterator[_resource_pb2.AttachResponse]]:
         """Attach follows a run: the client sends `start` first; the server answers `attached` (the
         run, its current screen), replays output after the requested sequence, then streams live
-        output until the run ends (`ended`). With a controller id the stream holds the lease for
+        output until the run ends (`ended`). What is replayed is the run's kept output: every
+        chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
+        replayable after the run ends and across restarts of the service, until the run's session
+        is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
+        (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
+        was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
         its lifetime, and `control` messages go through the same sequence rules as
         ControlController; each is answered with a `control` outcome.
         """
@@ -404,6 +449,21 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         """ArchiveSession stops every active run of a session (TERM to each process group, a grace
         period, then KILL; the final states are recorded) and refuses its operations from then on:
         FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+        It also removes the output journals of the session's runs (their records stay).
+        """
+
+    @_abc_1.abstractmethod
+    def ReadRunOutput(
+        self,
+        request: _resource_pb2.ReadRunOutputRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ReadRunOutputResponse, _abc.Awaitable[_resource_pb2.ReadRunOutputResponse]]:
+        """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+        after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+        on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+        exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+        newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+        "last": the newest sequence).
         """
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

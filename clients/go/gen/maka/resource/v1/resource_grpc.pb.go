@@ -36,6 +36,7 @@ const (
 	ResourceService_Shutdown_FullMethodName          = "/maka.resource.v1.ResourceService/Shutdown"
 	ResourceService_RegisterSession_FullMethodName   = "/maka.resource.v1.ResourceService/RegisterSession"
 	ResourceService_ArchiveSession_FullMethodName    = "/maka.resource.v1.ResourceService/ArchiveSession"
+	ResourceService_ReadRunOutput_FullMethodName     = "/maka.resource.v1.ResourceService/ReadRunOutput"
 )
 
 // ResourceServiceClient is the client API for ResourceService service.
@@ -65,7 +66,11 @@ type ResourceServiceClient interface {
 	OpenConnection(ctx context.Context, in *OpenConnectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[OpenConnectionResponse], error)
 	// RunForeground runs a command over pipes and streams its output chunks, then one final
 	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-	// StartBackground). Cancelling the call cancels the run.
+	// StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+	// run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+	// slowly the client reads: it comes from memory while the client keeps up, from the journal
+	// when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+	// stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
 	RunForeground(ctx context.Context, in *RunForegroundRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[RunForegroundResponse], error)
 	// StartBackground starts a command over pipes or a PTY and returns at once with the run,
 	// normally `running` (or its terminal state if it could not start).
@@ -102,7 +107,12 @@ type ResourceServiceClient interface {
 	ReleaseController(ctx context.Context, in *ReleaseControllerRequest, opts ...grpc.CallOption) (*ReleaseControllerResponse, error)
 	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
 	// run, its current screen), replays output after the requested sequence, then streams live
-	// output until the run ends (`ended`). With a controller id the stream holds the lease for
+	// output until the run ends (`ended`). What is replayed is the run's kept output: every
+	// chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
+	// replayable after the run ends and across restarts of the service, until the run's session
+	// is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
+	// (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
+	// was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
 	// its lifetime, and `control` messages go through the same sequence rules as
 	// ControlController; each is answered with a `control` outcome.
 	Attach(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[AttachRequest, AttachResponse], error)
@@ -120,7 +130,15 @@ type ResourceServiceClient interface {
 	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
 	// period, then KILL; the final states are recorded) and refuses its operations from then on:
 	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	// It also removes the output journals of the session's runs (their records stay).
 	ArchiveSession(ctx context.Context, in *ArchiveSessionRequest, opts ...grpc.CallOption) (*ArchiveSessionResponse, error)
+	// ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+	// after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+	// on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+	// exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+	// newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+	// "last": the newest sequence).
+	ReadRunOutput(ctx context.Context, in *ReadRunOutputRequest, opts ...grpc.CallOption) (*ReadRunOutputResponse, error)
 }
 
 type resourceServiceClient struct {
@@ -311,6 +329,16 @@ func (c *resourceServiceClient) ArchiveSession(ctx context.Context, in *ArchiveS
 	return out, nil
 }
 
+func (c *resourceServiceClient) ReadRunOutput(ctx context.Context, in *ReadRunOutputRequest, opts ...grpc.CallOption) (*ReadRunOutputResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadRunOutputResponse)
+	err := c.cc.Invoke(ctx, ResourceService_ReadRunOutput_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ResourceServiceServer is the server API for ResourceService service.
 // All implementations must embed UnimplementedResourceServiceServer
 // for forward compatibility.
@@ -338,7 +366,11 @@ type ResourceServiceServer interface {
 	OpenConnection(*OpenConnectionRequest, grpc.ServerStreamingServer[OpenConnectionResponse]) error
 	// RunForeground runs a command over pipes and streams its output chunks, then one final
 	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-	// StartBackground). Cancelling the call cancels the run.
+	// StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+	// run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+	// slowly the client reads: it comes from memory while the client keeps up, from the journal
+	// when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+	// stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
 	RunForeground(*RunForegroundRequest, grpc.ServerStreamingServer[RunForegroundResponse]) error
 	// StartBackground starts a command over pipes or a PTY and returns at once with the run,
 	// normally `running` (or its terminal state if it could not start).
@@ -375,7 +407,12 @@ type ResourceServiceServer interface {
 	ReleaseController(context.Context, *ReleaseControllerRequest) (*ReleaseControllerResponse, error)
 	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
 	// run, its current screen), replays output after the requested sequence, then streams live
-	// output until the run ends (`ended`). With a controller id the stream holds the lease for
+	// output until the run ends (`ended`). What is replayed is the run's kept output: every
+	// chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
+	// replayable after the run ends and across restarts of the service, until the run's session
+	// is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
+	// (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
+	// was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
 	// its lifetime, and `control` messages go through the same sequence rules as
 	// ControlController; each is answered with a `control` outcome.
 	Attach(grpc.BidiStreamingServer[AttachRequest, AttachResponse]) error
@@ -393,7 +430,15 @@ type ResourceServiceServer interface {
 	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
 	// period, then KILL; the final states are recorded) and refuses its operations from then on:
 	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	// It also removes the output journals of the session's runs (their records stay).
 	ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error)
+	// ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+	// after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+	// on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+	// exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+	// newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+	// "last": the newest sequence).
+	ReadRunOutput(context.Context, *ReadRunOutputRequest) (*ReadRunOutputResponse, error)
 	mustEmbedUnimplementedResourceServiceServer()
 }
 
@@ -448,6 +493,9 @@ func (UnimplementedResourceServiceServer) RegisterSession(context.Context, *Regi
 }
 func (UnimplementedResourceServiceServer) ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ArchiveSession not implemented")
+}
+func (UnimplementedResourceServiceServer) ReadRunOutput(context.Context, *ReadRunOutputRequest) (*ReadRunOutputResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadRunOutput not implemented")
 }
 func (UnimplementedResourceServiceServer) mustEmbedUnimplementedResourceServiceServer() {}
 func (UnimplementedResourceServiceServer) testEmbeddedByValue()                         {}
@@ -708,6 +756,24 @@ func _ResourceService_ArchiveSession_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResourceService_ReadRunOutput_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadRunOutputRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).ReadRunOutput(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_ReadRunOutput_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).ReadRunOutput(ctx, req.(*ReadRunOutputRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ResourceService_ServiceDesc is the grpc.ServiceDesc for ResourceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -758,6 +824,10 @@ var ResourceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ArchiveSession",
 			Handler:    _ResourceService_ArchiveSession_Handler,
+		},
+		{
+			MethodName: "ReadRunOutput",
+			Handler:    _ResourceService_ReadRunOutput_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
