@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Final
 
 from resource_service.core.errors import OutOfRangeError
@@ -46,6 +47,15 @@ def check_after(after_sequence: int, last: int, kept: int, known: bool) -> None:
         )
 
 
+@dataclass
+class _Position:
+    """Where a follower is: the last sequence it passed, and the bytes per stream up to there
+    (``None`` until the journal has told it)."""
+
+    cursor: int
+    passed: StreamBytes | None
+
+
 async def follow_live(
     log: OutputLog,
     writer: JournalWriter,
@@ -56,46 +66,57 @@ async def follow_live(
 ) -> AsyncIterator[OutputEvent]:
     """The output of a live run after *after_sequence* (checked with :func:`check_after`
     first), until its log closes."""
-    cursor = after_sequence
-    passed = log.before(cursor + 1) if cursor else StreamBytes()
+    at = _Position(after_sequence, log.before(after_sequence + 1) if after_sequence else None)
+    if not after_sequence:
+        at.passed = StreamBytes()
     reader: JournalReader | None = None
     try:
         while True:
-            oldest = log.oldest_sequence
-            if cursor + 1 < oldest and cursor < writer.kept_sequence:
-                if reader is None:
-                    reader = open_reader()
-                if reader is not None:
-                    chunks = await read_journal(reader, cursor, writer.kept_end)
-                    if chunks:
-                        for chunk in _coalesced(chunks, coalesce):
-                            yield chunk
-                        cursor, passed = reader.sequence, reader.passed
-                        continue
-            if passed is None:  # only the journal knew the position, and it is gone
+            if at.cursor + 1 < log.oldest_sequence and at.cursor < writer.kept_sequence:
+                reader = reader or open_reader()
+                chunks = await read_journal(reader, at.cursor, writer.kept_end) if reader else []
+                if reader is not None and chunks:
+                    for chunk in _coalesced(chunks, coalesce):
+                        yield chunk
+                    at.cursor, at.passed = reader.sequence, reader.passed
+                    continue
+            if at.passed is None:  # only the journal knew the position, and it is gone
                 raise OutOfRangeError(
-                    f"the output before sequence {cursor + 1} is no longer kept",
+                    f"the output before sequence {at.cursor + 1} is no longer kept",
                     field="after_sequence",
                     last=log.last_sequence,
                 )
-            if cursor + 1 < oldest:
-                before = log.before(oldest) or passed
-                yield OutputGap.of(cursor + 1, oldest - 1, before.minus(passed))
-                cursor, passed = oldest - 1, before
-                continue
-            fresh = log.after(cursor)
-            if fresh:
-                for chunk in merged(fresh, coalesce) if coalesce > 0 else fresh:
-                    cursor = chunk.sequence
-                    passed = passed.plus(chunk.stream, len(chunk.data))
-                    yield chunk
-                continue
-            if log.closed:
-                return
-            await log.changed()
+            events = _from_memory(log, at, at.passed, coalesce)
+            for event in events:
+                yield event
+            if not events:
+                if log.closed:
+                    return
+                await log.changed()
     finally:
         if reader is not None:
             reader.close()
+
+
+def _from_memory(
+    log: OutputLog, at: _Position, passed: StreamBytes, coalesce: int
+) -> list[OutputEvent]:
+    """What memory holds after the position, and before it the gap for what it no longer
+    holds, taken at once (nothing awaits): one stretch of lost output is one gap, however
+    long the consumer then takes. Moves the position past them."""
+    events: list[OutputEvent] = []
+    oldest = log.oldest_sequence
+    if at.cursor + 1 < oldest:
+        before = log.before(oldest) or passed
+        events.append(OutputGap.of(at.cursor + 1, oldest - 1, before.minus(passed)))
+        at.cursor, passed = oldest - 1, before
+    fresh = log.after(at.cursor)
+    for chunk in merged(fresh, coalesce) if coalesce > 0 else fresh:
+        at.cursor = chunk.sequence
+        passed = passed.plus(chunk.stream, len(chunk.data))
+        events.append(chunk)
+    at.passed = passed
+    return events
 
 
 async def follow_ended(

@@ -109,7 +109,7 @@ async def test_a_print_beyond_the_bound_gives_one_gap_with_exact_counts(tmp_path
         assert len(gaps) == 1
         assert per_stream(live) == StreamBytes(STDOUT + 5, STDERR + 5)
         kept = data_of(live[: live.index(gaps[0])])
-        assert 0 < len(kept) <= 400_000 and kept == b"o" * len(kept)
+        assert 0 < len(kept) <= 400_000 and kept.count(b"o") + kept.count(b"e") == len(kept)
         # Once ended (its memory gone), the same: the kept part, then one gap for the rest.
         await host.coordinator.stop(SESSION_ID, started.ref)
         final = await host.manager.wait_terminal(SESSION_ID, started.ref)
