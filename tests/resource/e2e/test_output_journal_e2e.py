@@ -141,9 +141,9 @@ async def read_all(stub: Any, ref: str, *, max_bytes: int) -> list[Any]:
 def attach_all(stub: resource_pb2_grpc.ResourceServiceStub, ref: str) -> tuple[bytes, list[str]]:
     """Attach after sequence 0 and read to the end: the bytes and the kinds of event."""
     requests = iter([pb.AttachRequest(start=pb.AttachStart(ref=ref))])
-    data, kinds = b"", []
+    data, kinds = b"", list[str]()
     for event in stub.Attach(requests, timeout=30):
-        kinds.append(event.WhichOneof("event"))
+        kinds.append(str(event.WhichOneof("event")))
         if kinds[-1] == "output":
             data += event.output.data
     return data, kinds
