@@ -223,3 +223,42 @@ def test_output_survives_kill_9_and_the_start_up_sweep(tmp_path: Path) -> None:
         replayed, kinds = attach_all(stub, run.ref)
         assert replayed == seen and kinds[-1] == "ended" and "gap" not in kinds
         assert pages_of(stub, run.ref) == seen
+
+
+def _memory_kib(pid: int, field: str) -> int:
+    """A ``/proc/<pid>/status`` memory figure (VmRSS, VmHWM) in KiB."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise AssertionError(f"no {field} for {pid}")
+
+
+@pytest.mark.slow  # 100 MB through a real service
+def test_memory_stays_bounded_while_a_slow_consumer_reads_a_large_print(tmp_path: Path) -> None:
+    size = 100_000_000
+    flags = (*FLAGS, "--max-run-output-bytes", str(2 * size))
+    with (
+        running_service("resource", tmp_path / "data", *flags) as server,
+        grpc.insecure_channel(server.address) as channel,
+    ):
+        stub = resource_pb2_grpc.ResourceServiceStub(channel)
+        # Warm up (the first call loads what serving needs), then measure.
+        assert list(stub.RunForeground(foreground("true"), timeout=20))
+        before = _memory_kib(server.pid, "VmRSS")
+        watch = stub.WatchRuns(pb.WatchRunsRequest(session_id=SESSION_ID), timeout=120)
+        call = stub.RunForeground(foreground(f"head -c {size} /dev/zero"), timeout=120)
+        ref = next(call).started.ref
+        # The consumer reads nothing until the run has ended: all of it waits on disk.
+        for change in watch:
+            if change.run.ref == ref and change.run.status == pb.RUN_STATUS_COMPLETED:
+                break
+        watch.cancel()
+        received, kinds = 0, set()
+        for event in call:
+            kinds.add(event.WhichOneof("event"))
+            received += len(event.output.data)
+        peak = _memory_kib(server.pid, "VmHWM")
+    assert received == size and kinds == {"output", "result"}
+    # The replay memory (1 MiB), one journal batch (1 MiB) and the transport's buffers.
+    assert peak - before < 64 * 1024, f"peak {peak} KiB, {before} KiB before the run"
