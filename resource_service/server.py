@@ -77,6 +77,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         default_port=DEFAULT_PORT,
     )
     _add_shell_settings(settings, ShellRunConfig())
+    _add_output_settings(settings, ShellRunConfig())
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
@@ -89,6 +90,26 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         max_kept_output_bytes=int(ns.max_kept_output_bytes),
     )
     return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
+
+
+def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
+    """The bounds of the runs' output journals (resource_service/core/journals.py)."""
+    settings.add(
+        "max-run-output-bytes",
+        type=bounded_int(0, 1 << 40, "bytes"),
+        default=str(defaults.max_run_output_bytes),
+        metavar="BYTES",
+        help="most output one run's journal keeps (its first part; the rest is counted per "
+        "stream and reported as an OutputGap); 0 keeps none",
+    )
+    settings.add(
+        "max-kept-output-bytes",
+        type=bounded_int(0, 1 << 44, "bytes"),
+        default=str(defaults.max_kept_output_bytes),
+        metavar="BYTES",
+        help="most bytes the output journals of ended runs keep together; the journals of the "
+        "runs that ended first are removed first",
+    )
 
 
 def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
@@ -135,22 +156,6 @@ def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> N
         default=str(defaults.watch_backlog),
         metavar="N",
         help="most revisions queued for a WatchRuns watcher; past that: each run's latest",
-    )
-    settings.add(
-        "max-run-output-bytes",
-        type=bounded_int(0, 1 << 40, "bytes"),
-        default=str(defaults.max_run_output_bytes),
-        metavar="BYTES",
-        help="most output one run's journal keeps (its first part; the rest is counted per "
-        "stream and reported as an OutputGap); 0 keeps none",
-    )
-    settings.add(
-        "max-kept-output-bytes",
-        type=bounded_int(0, 1 << 44, "bytes"),
-        default=str(defaults.max_kept_output_bytes),
-        metavar="BYTES",
-        help="most bytes the output journals of ended runs keep together; the journals of the "
-        "runs that ended first are removed first",
     )
     settings.add_flag(
         "standalone",
