@@ -251,14 +251,11 @@ class ResourceHost:
         """A page of the run's kept output (:func:`.kept_output.read_output`); *session_id*
         may be empty (see :meth:`run_session`)."""
         with self._internal_failures("read_output"):
-            session_id = await self.run_session(session_id, ref)
-            return await read_output(
-                self._supervisor,
-                session_id,
-                ref,
-                after_sequence=after_sequence,
-                max_bytes=max_bytes,
+            owner = await self.run_session(session_id, ref)
+            page = read_output(
+                self._supervisor, owner, ref, after_sequence=after_sequence, max_bytes=max_bytes
             )
+            return await page
 
     async def open_attach(
         self,
