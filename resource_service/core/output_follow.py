@@ -10,6 +10,7 @@ large journal costs memory or stalls the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Final
@@ -165,7 +166,14 @@ async def read_journal(
                 return []
         return reader.read(max_bytes, end)
 
-    return await asyncio.to_thread(read)
+    reading = asyncio.ensure_future(asyncio.to_thread(read))
+    try:
+        return await asyncio.shield(reading)
+    except asyncio.CancelledError:
+        # The caller closes the reader once this returns: not while the thread still reads.
+        with contextlib.suppress(Exception):
+            await reading
+        raise
 
 
 def _coalesced(chunks: list[JournalChunk], coalesce: int) -> list[OutputChunk]:
