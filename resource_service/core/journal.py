@@ -108,6 +108,7 @@ class JournalWriter:
     def close(self) -> JournalSummary:
         """No more output: close the file; returns what it kept (idempotent)."""
         self._close_fd()
+        self._cut = True
         return self.summary()
 
     def _write_omitted(self) -> None:
