@@ -106,13 +106,15 @@ class ResourceServiceStub:
     Attach: _grpc.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
     run, its current screen), replays output after the requested sequence, then streams live
-    output until the run ends (`ended`). What is replayed is the run's kept output: every
-    chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
-    replayable after the run ends and across restarts of the service, until the run's session
-    is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
-    (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
-    was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
-    its lifetime, and `control` messages go through the same sequence rules as
+    output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+    --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+    that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+    bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+    the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+    then `ended`, until the run's session is archived or deleted or the journals of ended runs
+    exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+    first): then one OutputGap for all its output. With a controller id the stream holds the
+    lease for its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
     """
     Shutdown: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]
@@ -221,13 +223,15 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     Attach: _aio.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]  # type: ignore[assignment]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
     run, its current screen), replays output after the requested sequence, then streams live
-    output until the run ends (`ended`). What is replayed is the run's kept output: every
-    chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
-    replayable after the run ends and across restarts of the service, until the run's session
-    is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
-    (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
-    was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
-    its lifetime, and `control` messages go through the same sequence rules as
+    output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+    --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+    that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+    bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+    the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+    then `ended`, until the run's session is archived or deleted or the journals of ended runs
+    exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+    first): then one OutputGap for all its output. With a controller id the stream holds the
+    lease for its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
     """
     Shutdown: _aio.UnaryUnaryMultiCallable[_resource_pb2.ShutdownRequest, _resource_pb2.ShutdownResponse]  # type: ignore[assignment]
@@ -405,13 +409,15 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_resource_pb2.AttachResponse], _abc.AsyncIterator[_resource_pb2.AttachResponse]]:
         """Attach follows a run: the client sends `start` first; the server answers `attached` (the
         run, its current screen), replays output after the requested sequence, then streams live
-        output until the run ends (`ended`). What is replayed is the run's kept output: every
-        chunk up to --max-run-output-bytes (its journal), then one OutputGap for the rest. It stays
-        replayable after the run ends and across restarts of the service, until the run's session
-        is archived or deleted or the journals of ended runs exceed --max-kept-output-bytes
-        (default 1 GiB; the runs that ended first lose theirs first). An ended run whose journal
-        was removed replays one OutputGap for all its output. With a controller id the stream holds the lease for
-        its lifetime, and `control` messages go through the same sequence rules as
+        output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+        --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+        that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+        bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+        the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+        then `ended`, until the run's session is archived or deleted or the journals of ended runs
+        exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+        first): then one OutputGap for all its output. With a controller id the stream holds the
+        lease for its lifetime, and `control` messages go through the same sequence rules as
         ControlController; each is answered with a `control` outcome.
         """
 
