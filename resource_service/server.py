@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
@@ -80,6 +80,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
     )
     _add_shell_settings(settings, ShellRunConfig())
     add_sandbox_settings(settings)
+    _add_output_settings(settings, ShellRunConfig())
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
@@ -89,8 +90,30 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         termination_grace=float(ns.termination_grace),
         watch_backlog=int(ns.watch_backlog),
         sandbox=sandbox_settings(ns, common.service_data_dir),
+        max_run_output_bytes=int(ns.max_run_output_bytes),
+        max_kept_output_bytes=int(ns.max_kept_output_bytes),
     )
     return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
+
+
+def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
+    """The bounds of the runs' output journals (resource_service/core/journals.py)."""
+    settings.add(
+        "max-run-output-bytes",
+        type=bounded_int(0, 1 << 40, "bytes"),
+        default=str(defaults.max_run_output_bytes),
+        metavar="BYTES",
+        help="most output one run's journal keeps (its first part; the rest is counted per "
+        "stream and reported as an OutputGap); 0 keeps none",
+    )
+    settings.add(
+        "max-kept-output-bytes",
+        type=bounded_int(0, 1 << 44, "bytes"),
+        default=str(defaults.max_kept_output_bytes),
+        metavar="BYTES",
+        help="most bytes the output journals of ended runs keep together; the journals of the "
+        "runs that ended first are removed first",
+    )
 
 
 def _add_shell_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
@@ -256,7 +279,10 @@ class ResourceService:
                 self._sessions = await SessionRegistry.open(
                     self._store, standalone=self.config.standalone
                 )
-            self._supervisor = await RunSupervisor.open(store=self._store, config=self.config.shell)
+            shell = replace(
+                self.config.shell, output_dir=str(self._owner.lease.root.path / "output")
+            )
+            self._supervisor = await RunSupervisor.open(store=self._store, config=shell)
         except (ResourceError, OSError) as error:
             await self.close()
             raise StartupError(f"cannot open the shell-run store: {error}") from error

@@ -15,6 +15,7 @@ from resource_service.core import (
     DrainReport,
     OutputChunk,
     OutputGap,
+    OutputPage,
     PipesOutput,
     PtyControl,
     PtyOutput,
@@ -34,6 +35,7 @@ __all__ = [
     "control_result_to_proto",
     "drain_to_proto",
     "gap_to_proto",
+    "output_page_to_proto",
     "run_to_proto",
     "screen_to_proto",
 ]
@@ -138,7 +140,24 @@ def chunk_to_proto(chunk: OutputChunk) -> pb.OutputChunk:
 
 
 def gap_to_proto(gap: OutputGap) -> pb.OutputGap:
-    return pb.OutputGap(first_sequence=gap.first_sequence, last_sequence=gap.last_sequence)
+    return pb.OutputGap(
+        first_sequence=gap.first_sequence,
+        last_sequence=gap.last_sequence,
+        stdout_bytes=gap.stdout_bytes,
+        stderr_bytes=gap.stderr_bytes,
+        pty_bytes=gap.pty_bytes,
+    )
+
+
+def output_page_to_proto(page: OutputPage) -> pb.ReadRunOutputResponse:
+    return pb.ReadRunOutputResponse(
+        chunks=[chunk_to_proto(chunk) for chunk in page.chunks],
+        next_after_sequence=page.next_after_sequence,
+        end_reached=page.end_reached,
+        last_sequence=page.last_sequence,
+        omitted=None if page.omitted is None else gap_to_proto(page.omitted),
+        evicted=page.evicted,
+    )
 
 
 def bash_input_from_foreground(request: pb.RunForegroundRequest) -> BashInput:

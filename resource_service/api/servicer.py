@@ -240,6 +240,18 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         return pb.ArchiveSessionResponse(stopped=[convert.run_to_proto(run) for run in stopped])
 
     @unary()
+    async def ReadRunOutput(
+        self, request: pb.ReadRunOutputRequest, context: _Context
+    ) -> pb.ReadRunOutputResponse:
+        page = await self._resources.read_output(
+            request.session_id,
+            request.ref,
+            after_sequence=request.after_sequence,
+            max_bytes=request.max_bytes,
+        )
+        return convert.output_page_to_proto(page)
+
+    @unary()
     async def Shutdown(self, request: pb.ShutdownRequest, context: _Context) -> pb.ShutdownResponse:
         return await self._shutdown()
 

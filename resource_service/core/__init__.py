@@ -56,6 +56,7 @@ from resource_service.core.facade_types import (
     Residency,
 )
 from resource_service.core.host import ResourceHost
+from resource_service.core.kept_output import OutputPage
 from resource_service.core.lease import (
     ControlKind,
     ControllerAcquireResult,
@@ -127,6 +128,7 @@ __all__ = [
     "OutputChunk",
     "OutputEvent",
     "OutputGap",
+    "OutputPage",
     "PathMatch",
     "PermissionDeniedError",
     "PermissionProfile",

@@ -9,11 +9,13 @@ with the stream's connection) and each control goes through the lease like a
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
-from resource_service.core.errors import InvalidRequestError
+from resource_service.core.errors import InvalidRequestError, OperationConflictError
 from resource_service.core.facade_types import Attachment, ConnectionContext
+from resource_service.core.kept_output import output_events
 from resource_service.core.lease import (
     ControllerIdentity,
     ControlRequest,
@@ -27,7 +29,31 @@ if TYPE_CHECKING:
     from resource_service.core.host import ResourceHost
     from resource_service.core.supervisor import RunSupervisor
 
-__all__ = ["AttachSession"]
+__all__ = ["AttachSession", "attachment"]
+
+
+async def attachment(
+    supervisor: RunSupervisor, session_id: str, ref: str, *, after_sequence: int, coalesce: int
+) -> Attachment:
+    """The run's screen now and its output after *after_sequence*: replay (from memory or its
+    journal), then live until it ends. An ended run replays its kept output (also after a
+    restart), then one gap for what was not kept; its record carries the final screen."""
+    record = await supervisor.inspect(session_id, ref)
+    screen: PtyOutput | None = None
+    sequence = 0
+    if record.active:
+        with contextlib.suppress(OperationConflictError):  # it has just ended
+            sequence = supervisor.last_output_sequence(session_id, ref)
+            screen = supervisor.screen(session_id, ref) if record.mode == "pty" else None
+    # Nothing awaits between the screen and the start of the feed (while the run is live).
+    events, ended = await output_events(
+        supervisor, session_id, ref, after_sequence=after_sequence, coalesce=coalesce
+    )
+    if ended is None:
+        return Attachment(ref, record, screen, sequence, events)
+    screen = ended.output if isinstance(ended.output, PtyOutput) else None
+    last = ended.journal.last_sequence if ended.journal else 0
+    return Attachment(ref, ended, screen, last, events)
 
 
 class AttachSession:

@@ -25,8 +25,14 @@ class ShellRunConfig:
     output_drain_timeout: float = 2.0
     #: Retained tail of each pipe stream.
     stream_tail_bytes: int = 1024 * 1024
-    #: Output kept per live run for replay and slow consumers.
+    #: Output kept in memory per live run for consumers that keep up (the journal holds more).
     replay_bytes: int = 1024 * 1024
+    #: Where runs' output journals live (``None``: no journals; see journals.py).
+    output_dir: str | None = None
+    #: Most bytes of chunk data one run's journal keeps (its first part); 0: none.
+    max_run_output_bytes: int = 32 * 1024 * 1024
+    #: Most bytes the journals of ended runs keep together; the oldest ended are removed first.
+    max_kept_output_bytes: int = 1024 * 1024 * 1024
     #: Rows of PTY scrollback.
     scrollback_rows: int = DEFAULT_SCROLLBACK
     #: PTY output queued for the emulator before it skips ahead (see screen.py).

@@ -1,5 +1,5 @@
 """What every live run of one supervisor shares: the store (behind the fail-stop rule), the
-configuration, the clock, the observers, the task owner and the hurry signal.
+output journals, the configuration, the clock, the observers, the task owner and the hurry signal.
 
 The supervisor builds one :class:`RunContext` and hands it to each :class:`~.live.LiveRun`; a run
 reads it and never changes it. Only the supervisor sets :attr:`RunContext.hurry` (through
@@ -22,6 +22,7 @@ from resource_service.core.errors import (
     StoreClosedError,
 )
 from resource_service.core.failstop import store_failure_reason
+from resource_service.core.journals import OutputJournals
 from resource_service.core.pending import PendingRecords
 from resource_service.core.records import ShellRunRecord
 from resource_service.core.sandbox.launch import Sandbox
@@ -49,11 +50,14 @@ class RunContext:
         notify: Notify,
         fail: Callable[[str, BaseException], None],
         sandbox: Sandbox,
+        journals: OutputJournals | None = None,
     ) -> None:
         self.store = store
         #: How runs are confined (probed once, when the supervisor opens).
         self.sandbox = sandbox
         self.config = config
+        #: The runs' output journals (none: output is kept in memory only).
+        self.journals = journals or OutputJournals(None, run_limit=0, total_limit=0)
         self.now = now
         self.notify = notify
         self.fail = fail

@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import replace
 
 from resource_service.core.admission import SessionAdmissionGate, SessionInfo
-from resource_service.core.attach import AttachSession
+from resource_service.core.attach import AttachSession, attachment
 from resource_service.core.catalog import ShellRunPage, without_output_beyond
 from resource_service.core.drain import DrainReport, begin_drain
 from resource_service.core.errors import (
@@ -34,10 +34,15 @@ from resource_service.core.facade_types import (
     ForegroundStarted,
     NoResidency,
     Residency,
-    no_events,
     once,
 )
 from resource_service.core.failstop import FailStop
+from resource_service.core.kept_output import (
+    OutputPage,
+    output_events,
+    read_output,
+    remove_session_output,
+)
 from resource_service.core.lease import (
     ControllerAcquireResult,
     ControllerIdentity,
@@ -47,7 +52,7 @@ from resource_service.core.lease import (
     ControlResult,
 )
 from resource_service.core.output import OutputEvent
-from resource_service.core.records import PtyOutput, ShellRunRecord, parse_ref
+from resource_service.core.records import ShellRunRecord, parse_ref
 from resource_service.core.requests import (
     BashInput,
     check_session_cwd,
@@ -126,17 +131,15 @@ class ResourceHost:
         session_id, ref = record.session_id, record.ref
         finished = False
         try:
-            output: AsyncIterator[OutputEvent] | None = None
-            if record.active:
-                # Taken before the announcement is consumed: a run that ends meanwhile still
-                # replays its output from the log.
-                with contextlib.suppress(OperationConflictError):
-                    output = self._supervisor.follow_output(session_id, ref, coalesce=coalesce)
+            # Taken before the announcement is consumed: a run that ends meanwhile still
+            # replays its output (from memory, or from its journal once it has ended).
+            output, _ended = await output_events(
+                self._supervisor, session_id, ref, after_sequence=0, coalesce=coalesce
+            )
             if announce_start:
                 yield ForegroundStarted(record)
-            if output is not None:
-                async for event in output:
-                    yield event
+            async for event in output:
+                yield event
             final = await self._supervisor.wait_terminal(session_id, ref)
             finished = True
             yield final
@@ -234,30 +237,26 @@ class ResourceHost:
     async def attach(
         self, session_id: str, ref: str, *, after_sequence: int = 0, coalesce: int = 0
     ) -> Attachment:
-        """The run's screen now and its output after *after_sequence* (replay, then live). An
-        ended run yields no output events; its record carries the final output (and its
-        session: *session_id* may be empty, see :meth:`run_session`)."""
+        """The run's screen now and its output after *after_sequence*: replay, then live until
+        it ends (an ended run's kept output, see :mod:`.kept_output`). *session_id* may be
+        empty (see :meth:`run_session`)."""
         with self._internal_failures("attach"):
             session_id = await self.run_session(session_id, ref)
-            record = await self._supervisor.inspect(session_id, ref)
-            if record.active:
-                try:
-                    events = self._supervisor.follow_output(
-                        session_id, ref, after_sequence=after_sequence, coalesce=coalesce
-                    )
-                    sequence = self._supervisor.last_output_sequence(session_id, ref)
-                    screen = (
-                        self._supervisor.screen(session_id, ref) if record.mode == "pty" else None
-                    )
-                    return Attachment(ref, record, screen, sequence, events)
-                except OperationConflictError:
-                    record = await self._supervisor.wait_terminal(session_id, ref)
-            if after_sequence < 0:
-                raise InvalidRequestError(
-                    "after_sequence must not be negative", field="after_sequence"
-                )
-            screen = record.output if isinstance(record.output, PtyOutput) else None
-            return Attachment(ref, record, screen, 0, no_events())
+            return await attachment(
+                self._supervisor, session_id, ref, after_sequence=after_sequence, coalesce=coalesce
+            )
+
+    async def read_output(
+        self, session_id: str, ref: str, *, after_sequence: int = 0, max_bytes: int = 0
+    ) -> OutputPage:
+        """A page of the run's kept output (:func:`.kept_output.read_output`); *session_id*
+        may be empty (see :meth:`run_session`)."""
+        with self._internal_failures("read_output"):
+            owner = await self.run_session(session_id, ref)
+            page = read_output(
+                self._supervisor, owner, ref, after_sequence=after_sequence, max_bytes=max_bytes
+            )
+            return await page
 
     async def open_attach(
         self,
@@ -307,6 +306,7 @@ class ResourceHost:
         with self._internal_failures("archive_session"):
             async with self._admission.archiving(session_id, deleted=deleted):
                 stopped = await self._supervisor.stop_session(session_id)
+                await remove_session_output(self._supervisor, session_id)
         return without_output_beyond(stopped, self._supervisor.config.max_page_bytes)
 
     # -- controller leases -----------------------------------------------------------------

@@ -22,7 +22,6 @@ from resource_service.core.errors import (
     InternalFailureError,
     InvalidRequestError,
     OperationConflictError,
-    OutOfRangeError,
     PersistenceFailedError,
     ResourceError,
     ShellRunPtyControlClosedError,
@@ -74,8 +73,14 @@ class LiveRun:
         #: False until the ``starting`` record is committed; until then nobody may see the run.
         self.inserted = False
         self.process: ProcessHandle | None = None
+        journals = context.journals
         self.output = RunOutput(
-            record, context.config, emit_output=emit_output, respond=self._answer_terminal_query
+            record,
+            context.config,
+            journal=journals.writer(record.id),
+            open_journal=lambda: journals.reader(record.id),
+            emit_output=emit_output,
+            respond=self._answer_terminal_query,
         )
         #: Why the host is ending the run, recorded before any signal is sent.
         self.termination_reason: TerminationReason | None = None
@@ -109,17 +114,9 @@ class LiveRun:
     # -- output and control ----------------------------------------------------------------
 
     def follow(self, after_sequence: int, *, coalesce: int) -> AsyncIterator[OutputEvent]:
-        """Output after *after_sequence* (not negative): replay, then live, until the run ends."""
-        log_ = self.output.log
-        if after_sequence > log_.last_sequence:
-            # Following from there would silently skip output still to come.
-            raise OutOfRangeError(
-                f"after_sequence {after_sequence} is beyond the newest output sequence "
-                f"{log_.last_sequence}",
-                field="after_sequence",
-                last=log_.last_sequence,
-            )
-        return log_.follow(after_sequence, coalesce=coalesce)
+        """Output after *after_sequence* (not negative): replay from memory or the journal, then
+        live, until the run ends."""
+        return self.output.follow(after_sequence, coalesce=coalesce)
 
     def screen(self) -> PtyOutput:
         """The current screen (a PTY run)."""
@@ -256,7 +253,7 @@ class LiveRun:
                         output=self._output(),
                         message=f"Command could not be recorded as running ({error}); "
                         "its process was killed",
-                    )
+                    ).with_journal(self.output.close())
                 )
             self._retire_run(None, error)
             raise
@@ -283,7 +280,7 @@ class LiveRun:
             status=status,
             reason=reason or self.termination_reason,
             start_error=start_error,
-        )
+        ).with_journal(self.output.close())
         try:
             final = await ctx.store_call(ctx.store.update(final), self.ref, write=True)
         except BaseException as error:
@@ -310,6 +307,10 @@ class LiveRun:
         if self.process is not None:
             self.process.close()
         self.output.close()
+        if self.inserted:
+            self._ctx.journals.ended(self.record.id, self.output.journal.size)
+        else:
+            self._ctx.journals.discard(self.record.id)
         if final is not None:
             self.record = final
             self._ctx.notify("changed", final)

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from resource_service.core.config import ShellRunConfig
-from resource_service.core.output import OutputChunk, OutputLog, OutputStream, TailBuffer
+from resource_service.core.journal import JournalReader, JournalWriter
+from resource_service.core.output import (
+    OutputChunk,
+    OutputEvent,
+    OutputLog,
+    OutputStream,
+    TailBuffer,
+)
+from resource_service.core.output_counts import JournalSummary
+from resource_service.core.output_follow import check_after, follow_live
 from resource_service.core.records import PipesOutput, PtyOutput, ShellRunOutput, ShellRunRecord
 from resource_service.core.screen import TerminalScreen
 
@@ -18,18 +27,23 @@ log = logging.getLogger(__name__)
 
 
 class RunOutput:
-    """What a run printed: every chunk goes to the replay log, and to the tails or the screen."""
+    """What a run printed: every chunk goes to the replay log, the journal, and to the tails or
+    the screen."""
 
     def __init__(
         self,
         record: ShellRunRecord,
         config: ShellRunConfig,
         *,
+        journal: JournalWriter,
+        open_journal: Callable[[], JournalReader | None],
         emit_output: Callable[[OutputChunk], None] | None,
         respond: Callable[[str], None],
     ) -> None:
         self.ref = record.ref
         self.log = OutputLog(config.replay_bytes)
+        self.journal = journal
+        self._open_journal = open_journal
         self.tails: dict[OutputStream, TailBuffer] = {}
         self.screen: TerminalScreen | None = None
         if record.mode == "pty":
@@ -54,6 +68,7 @@ class RunOutput:
     def on_output(self, stream: OutputStream, data: bytes) -> None:
         """Sink for the process readers; runs on the event loop for every read."""
         chunk = self.log.append(stream, data)
+        self.journal.append(chunk.sequence, stream, data)
         if self.screen is not None:
             self.screen.feed(data)
             if not self._render_scheduled:
@@ -84,8 +99,18 @@ class RunOutput:
             stderr_truncated=stderr.truncated,
         )
 
-    def close(self) -> None:
+    def follow(self, after_sequence: int, *, coalesce: int) -> AsyncIterator[OutputEvent]:
+        """Output after *after_sequence*: from memory or the journal, then live, until the run
+        ends (the position is checked at once)."""
+        log_, journal = self.log, self.journal
+        known = log_.before(after_sequence + 1) is not None
+        check_after(after_sequence, log_.last_sequence, journal.kept_sequence, known)
+        return follow_live(log_, journal, self._open_journal, after_sequence, coalesce=coalesce)
+
+    def close(self) -> JournalSummary:
+        """No more output: followers end after the last chunk; the journal is complete."""
         self.log.close()
+        return self.journal.close()
 
     def _render_step(self) -> None:
         # Rendering is rate-limited (one slice per interval) so that a flood cannot monopolise

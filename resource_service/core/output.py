@@ -1,24 +1,31 @@
-"""Live output of a run: numbered chunks, a bounded replay log, and stream tails.
+"""Live output of a run: numbered chunks, a bounded replay log in memory, and stream tails.
 
 One reader per file descriptor always drains it and appends here; it never waits for a consumer,
-so a child never blocks on its output because a client is slow. Consumers follow the log with a
-cursor. The slow-consumer policy: the log keeps the newest ``max_bytes`` of chunks; a consumer
-that falls further behind is told exactly which sequence numbers it missed (an
-:class:`OutputGap`) and continues with the oldest chunk still kept. Nothing is dropped silently,
-and memory never grows with the amount of output.
+so a child never blocks on its output because a client is slow. The log keeps the newest
+``max_bytes`` of chunks in memory, each with the bytes per stream printed before it; the run's
+journal (:mod:`.journal`) keeps every chunk up to the per-run bound on disk. Consumers follow
+both (:mod:`.output_follow`): from memory while they keep up, from the journal when they fall
+behind; only what neither holds is an :class:`OutputGap`, with its exact bytes per stream.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import TypeAlias
 
-__all__ = ["OutputChunk", "OutputEvent", "OutputGap", "OutputLog", "OutputStream", "TailBuffer"]
+from resource_service.core.output_counts import OutputStream, StreamBytes
 
-OutputStream: TypeAlias = Literal["stdout", "stderr", "pty"]
+__all__ = [
+    "OutputChunk",
+    "OutputEvent",
+    "OutputGap",
+    "OutputLog",
+    "OutputStream",
+    "TailBuffer",
+    "merged",
+]
 
 
 @dataclass(frozen=True)
@@ -32,21 +39,32 @@ class OutputChunk:
 
 @dataclass(frozen=True)
 class OutputGap:
-    """Chunks ``first_sequence..last_sequence`` were dropped before this consumer read them."""
+    """Chunks ``first_sequence..last_sequence`` were not kept for this consumer (beyond the
+    run's journal bound, or no journal); the bytes they held, per stream."""
 
     first_sequence: int
     last_sequence: int
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    pty_bytes: int = 0
+
+    @classmethod
+    def of(cls, first: int, last: int, size: StreamBytes) -> OutputGap:
+        return cls(first, last, size.stdout, size.stderr, size.pty)
 
 
 OutputEvent: TypeAlias = OutputChunk | OutputGap
 
 
 class OutputLog:
-    """Numbered chunks of one run, the newest ``max_bytes`` kept for replay and fan-out."""
+    """Numbered chunks of one run, the newest ``max_bytes`` kept in memory."""
 
     def __init__(self, max_bytes: int) -> None:
         self._max_bytes = max_bytes
         self._chunks: deque[OutputChunk] = deque()
+        #: The bytes per stream printed before each kept chunk.
+        self._before: deque[StreamBytes] = deque()
+        self._totals = StreamBytes()
         self._size = 0
         self._next_sequence = 1
         self._closed = False
@@ -58,6 +76,16 @@ class OutputLog:
         return self._next_sequence - 1
 
     @property
+    def oldest_sequence(self) -> int:
+        """The sequence of the oldest chunk in memory (``last_sequence + 1`` if none)."""
+        return self._chunks[0].sequence if self._chunks else self._next_sequence
+
+    @property
+    def totals(self) -> StreamBytes:
+        """Bytes per stream of every chunk so far."""
+        return self._totals
+
+    @property
     def closed(self) -> bool:
         return self._closed
 
@@ -65,9 +93,12 @@ class OutputLog:
         chunk = OutputChunk(self._next_sequence, stream, data)
         self._next_sequence += 1
         self._chunks.append(chunk)
+        self._before.append(self._totals)
+        self._totals = self._totals.plus(stream, len(data))
         self._size += len(data)
         while self._size > self._max_bytes and len(self._chunks) > 1:
             self._size -= len(self._chunks.popleft().data)
+            self._before.popleft()
         self._wake()
         return chunk
 
@@ -77,42 +108,25 @@ class OutputLog:
             self._closed = True
             self._wake()
 
-    def read(self, after_sequence: int) -> tuple[OutputGap | None, list[OutputChunk]]:
-        """Chunks with a sequence above *after_sequence* that are still kept, and the gap
-        before them if some were dropped."""
-        if not self._chunks:
-            return None, []
-        oldest = self._chunks[0].sequence
-        gap = None
-        start = after_sequence + 1
-        if start < oldest:
-            gap = OutputGap(start, oldest - 1)
-            start = oldest
-        index = start - oldest
-        return gap, [self._chunks[i] for i in range(index, len(self._chunks))]
+    def before(self, sequence: int) -> StreamBytes | None:
+        """Bytes per stream printed before chunk *sequence*, if memory still knows it
+        (from the oldest chunk kept to ``last_sequence + 1``)."""
+        oldest = self.oldest_sequence
+        if sequence == self._next_sequence:
+            return self._totals
+        if oldest <= sequence < self._next_sequence:
+            return self._before[sequence - oldest]
+        return None
 
-    async def follow(
-        self, after_sequence: int = 0, *, coalesce: int = 0
-    ) -> AsyncIterator[OutputEvent]:
-        """Replay kept chunks after *after_sequence*, then live chunks until the log closes.
+    def after(self, after_sequence: int) -> list[OutputChunk]:
+        """The chunks in memory with a sequence above *after_sequence*."""
+        index = max(0, after_sequence + 1 - self.oldest_sequence)
+        return [self._chunks[i] for i in range(index, len(self._chunks))]
 
-        With *coalesce* > 0, consecutive chunks of one stream that are already waiting are
-        merged, up to that many bytes, into one chunk carrying the sequence of the last of them
-        (resuming after it still loses and repeats nothing). A reader that keeps up sees chunks
-        as they come; one that lags catches up in fewer, larger pieces.
-        """
-        cursor = after_sequence
-        while True:
-            gap, chunks = self.read(cursor)
-            if gap is not None:
-                yield gap
-            for chunk in _merged(chunks, coalesce) if coalesce > 0 else chunks:
-                cursor = chunk.sequence
-                yield chunk
-            if gap is None and not chunks:
-                if self._closed:
-                    return
-                await self._changed.wait()
+    async def changed(self) -> None:
+        """Wait for the next chunk or the close."""
+        if not self._closed:
+            await self._changed.wait()
 
     def _wake(self) -> None:
         # Swap the event so that waiters wake once and later waiters wait for the next change.
@@ -120,7 +134,7 @@ class OutputLog:
         changed.set()
 
 
-def _merged(chunks: list[OutputChunk], limit: int) -> list[OutputChunk]:
+def merged(chunks: list[OutputChunk], limit: int) -> list[OutputChunk]:
     """Runs of consecutive same-stream chunks joined (up to *limit* bytes each)."""
     merged: list[OutputChunk] = []
     group: list[OutputChunk] = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from resource_service.core.errors import InternalFailureError, InvalidRequestError
+from resource_service.core.output_counts import JournalSummary
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -174,6 +175,9 @@ class ShellRunRecord:
     process: ProcessIdentity | None = None
     #: How the run is confined; ``None`` for runs recorded before sandboxing existed.
     sandbox: RunSandbox | None = None
+    #: What the run's output journal kept (set on the terminal record; ``None`` before, and for
+    #: runs recorded before journals existed).
+    journal: JournalSummary | None = None
 
     @property
     def id(self) -> str:
@@ -221,6 +225,10 @@ class ShellRunRecord:
     def with_output(self, output: ShellRunOutput) -> ShellRunRecord:
         """This revision with a live view of its output (not a change: revision is kept)."""
         return dataclasses.replace(self, output=output)
+
+    def with_journal(self, journal: JournalSummary) -> ShellRunRecord:
+        """This (terminal) revision with what its journal kept (not a change either)."""
+        return dataclasses.replace(self, journal=journal)
 
     def _next(self, now: int, **changes: object) -> ShellRunRecord:
         if not self.active:

@@ -1,4 +1,5 @@
-"""The start-up sweep: runs a dead host left active become ``orphaned``.
+"""The start-up sweep: runs a dead host left active become ``orphaned``, their output journals
+kept (what they held is read back into the terminal record).
 
 For each such run the leftover processes are killed *first* and the record is marked second: if
 this host dies in between, the next sweep still finds the run active and tries again.
@@ -10,7 +11,10 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
+from resource_service.core.journals import OutputJournals
+from resource_service.core.output_counts import JournalSummary
 from resource_service.core.process.termination import kill_leftovers
 from resource_service.core.records import ShellRunRecord
 from resource_service.core.store import ShellRunStore
@@ -35,8 +39,15 @@ class RecoveryReport:
 
 
 async def sweep_orphaned_runs(
-    store: ShellRunStore, *, now: Callable[[], int], kill_timeout: float = 5.0
+    store: ShellRunStore,
+    journals: OutputJournals | None = None,
+    *,
+    now: Callable[[], int],
+    kill_timeout: float = 5.0,
 ) -> RecoveryReport:
+    """Mark every run left active ``orphaned``, after killing what is left of its processes;
+    its output journal is read back (what it kept, exactly) into the terminal record and kept
+    like any ended run's."""
     orphaned: list[str] = []
     killed: list[int] = []
     reused: list[int] = []
@@ -49,7 +60,15 @@ async def sweep_orphaned_runs(
         survived.extend(cleanup.survived)
         if cleanup.pid_reused and record.process is not None:
             reused.append(record.process.pid)
-        await store.update(_orphaned(record, now()))
+        final = _orphaned(record, now())
+        if journals is not None:
+            summary = await journals.scan(record.id)
+            final = final.with_journal(summary or JournalSummary())
+        await store.update(final)
+        if journals is not None and journals.directory is not None:
+            path = journals.path(record.id)
+            size = await asyncio.to_thread(_size, path) if path is not None else 0
+            journals.ended(record.id, size)
         orphaned.append(record.ref)
         log.warning(
             "%s was left %s by a previous host: orphaned, killed %s",
@@ -63,6 +82,13 @@ async def sweep_orphaned_runs(
         reused_pids=tuple(reused),
         survived_pids=tuple(survived),
     )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _orphaned(record: ShellRunRecord, now: int) -> ShellRunRecord:

@@ -20,6 +20,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from resource_service.core.catalog import RunCatalog
@@ -35,8 +36,10 @@ from resource_service.core.errors import (
     PersistenceFailedError,
     ShellRunPtyControlClosedError,
 )
-from resource_service.core.limits import check_live_limits
+from resource_service.core.journals import OutputJournals
 from resource_service.core.live import NOT_PTY, EndCallback, LiveRun
+from resource_service.core.live_limits import check_live_limits
+from resource_service.core.live_output import RunOutput
 from resource_service.core.output import OutputEvent
 from resource_service.core.records import (
     PipesOutput,
@@ -90,6 +93,7 @@ class RunSupervisor:
         new_id: Callable[[], str] = _new_id,
         now: Callable[[], int] = _now_ms,
         sandbox: Sandbox | None = None,
+        journals: OutputJournals | None = None,
     ) -> None:
         self._store = store
         self._config = config or ShellRunConfig()
@@ -97,7 +101,7 @@ class RunSupervisor:
         self._now = now
         self._ctx = RunContext(
             store=store, config=self._config, now=now, notify=self._notify, fail=self._fail,
-            sandbox=sandbox or Sandbox.open(self._config.sandbox),
+            sandbox=sandbox or Sandbox.open(self._config.sandbox), journals=journals,
         )  # fmt: skip
         self._catalog = RunCatalog(self._ctx, self._with_live_output)
         #: Runs from admission to retirement, by ref.
@@ -119,10 +123,18 @@ class RunSupervisor:
         now: Callable[[], int] = _now_ms,
     ) -> RunSupervisor:
         """A supervisor over *store*, after sweeping the runs a previous host left active."""
-        sandbox = await asyncio.to_thread(Sandbox.open, (config or ShellRunConfig()).sandbox)
-        supervisor = cls(store=store, config=config, new_id=new_id, now=now, sandbox=sandbox)
-        timeout = supervisor._config.kill_timeout
-        recovery = await sweep_orphaned_runs(store, now=now, kill_timeout=timeout)
+        config = config or ShellRunConfig()
+        sandbox = await asyncio.to_thread(Sandbox.open, config.sandbox)
+        journals = await OutputJournals.open(
+            None if config.output_dir is None else Path(config.output_dir),
+            run_limit=config.max_run_output_bytes,
+            total_limit=config.max_kept_output_bytes,
+        )
+        supervisor = cls(
+            store=store, config=config, new_id=new_id, now=now, sandbox=sandbox, journals=journals
+        )
+        timeout = config.kill_timeout
+        recovery = await sweep_orphaned_runs(store, journals, now=now, kill_timeout=timeout)
         supervisor.recovery = await sandbox.sweep(recovery, within=timeout)  # and its cgroups
         return supervisor
 
@@ -151,6 +163,11 @@ class RunSupervisor:
     @property
     def config(self) -> ShellRunConfig:
         return self._config
+
+    @property
+    def journals(self) -> OutputJournals:
+        """The runs' output journals (:mod:`.journals`)."""
+        return self._ctx.journals
 
     @property
     def catalog(self) -> RunCatalog:
@@ -209,7 +226,7 @@ class RunSupervisor:
         self._ctx.sandbox.admit(request)
         if self._draining:
             raise HostDrainingError()
-        self._check_limits(request)
+        check_live_limits(self._config, list(self._live.values()), request)
         now = self._now()
         record = ShellRunRecord(
             ref=format_ref(self._new_id()),
@@ -240,9 +257,6 @@ class RunSupervisor:
         )
         self._live[record.ref] = run
         return run
-
-    def _check_limits(self, request: BashInput) -> None:
-        check_live_limits(self._config, list(self._live.values()), request)
 
     def _retire(self, run: LiveRun) -> None:
         if self._live.get(run.ref) is run:
@@ -289,6 +303,11 @@ class RunSupervisor:
         if after_sequence < 0:
             raise InvalidRequestError("after_sequence must not be negative", field="after_sequence")
         return self._require_live(session_id, ref).follow(after_sequence, coalesce=coalesce)
+
+    def live_output(self, session_id: str, ref: str) -> RunOutput | None:
+        """The output side of a live run (its replay log and journal), if it is live."""
+        run = self._find_live(session_id, ref)
+        return None if run is None else run.output
 
     def last_output_sequence(self, session_id: str, ref: str) -> int:
         return self._require_live(session_id, ref).output.log.last_sequence

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from typing import Any
 
+from resource_service.core.output_counts import JournalSummary, StreamBytes
 from resource_service.core.records import (
     PipesOutput,
     ProcessIdentity,
@@ -53,6 +54,8 @@ def record_to_json(record: ShellRunRecord) -> str:
         "output": _output_to_dict(record.output),
         "sandbox": None if record.sandbox is None else dataclasses.asdict(record.sandbox),
     }
+    if record.journal is not None:
+        body["journal"] = _journal_to_dict(record.journal)
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -85,6 +88,25 @@ def record_from_json(text: str) -> ShellRunRecord:
         process=None if process is None else ProcessIdentity(**process),
         output=_output_from_dict(body["output"]),
         sandbox=None if sandbox is None else RunSandbox(**sandbox),
+        journal=_journal_from_dict(body["journal"]) if "journal" in body else None,
+    )
+
+
+def _journal_to_dict(journal: JournalSummary) -> dict[str, Any]:
+    return {
+        "last_sequence": journal.last_sequence,
+        "kept_sequence": journal.kept_sequence,
+        "kept": dataclasses.astuple(journal.kept),
+        "omitted": dataclasses.astuple(journal.omitted),
+    }
+
+
+def _journal_from_dict(data: dict[str, Any]) -> JournalSummary:
+    return JournalSummary(
+        last_sequence=data["last_sequence"],
+        kept_sequence=data["kept_sequence"],
+        kept=StreamBytes(*data["kept"]),
+        omitted=StreamBytes(*data["omitted"]),
     )
 
 

@@ -93,3 +93,16 @@ def test_ps_all_and_session_are_exclusive(maka: Maka) -> None:
     result = maka("ps", "--all", "--session", "x")
     assert result.returncode == 2
     assert "not allowed with argument" in result.stderr, result.stderr
+
+
+def test_output_writes_a_runs_kept_bytes_exactly(maka: Maka) -> None:
+    ref = maka.ok("bg", "--", "seq 1 300000; echo err >&2").strip()
+    assert maka("logs", "-f", ref).returncode == 0  # returns once the run has ended
+    out = maka("output", "--stream", "stdout", ref)
+    assert out.returncode == 0 and out.stderr == ""
+    assert out.stdout == "".join(f"{n}\n" for n in range(1, 300_001))  # several pages
+    assert maka.ok("output", "--stream", "stderr", ref) == "err\n"
+    everything = maka.ok("output", ref)
+    assert sorted(everything.splitlines()) == sorted([*map(str, range(1, 300_001)), "err"])
+    records = maka.json("output", ref)
+    assert "".join(r["data"] for r in records if r["stream"] == "stderr") == "err\n"

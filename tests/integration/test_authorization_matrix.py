@@ -237,6 +237,7 @@ RESOURCE_ROWS: dict[str, Row] = {
     "ListRuns": row(lambda t: rpb.ListRunsRequest(session_id=t.session_id)),
     "StopRun": row(lambda t: rpb.StopRunRequest(**run_of(t))),
     "WatchRuns": row(lambda t: rpb.WatchRunsRequest(session_id=t.session_id)),
+    "ReadRunOutput": row(lambda t: rpb.ReadRunOutputRequest(**run_of(t))),
     "AcquireController": row(lambda t: rpb.AcquireControllerRequest(**lease_of(t))),
     "ControlController": row(
         lambda t: rpb.ControlControllerRequest(**lease_of(t), sequence=1, input="typed")

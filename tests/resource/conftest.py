@@ -97,6 +97,8 @@ async def open_host(
     owner = try_acquire_root_owner(root)
     assert owner is not None, "expected to own the storage root"
     store = await SqliteShellRunStore.open(owner.lease)
+    if config.output_dir is None:
+        config = dataclasses.replace(config, output_dir=str(root.path / "output"))
     manager = await RunSupervisor.open(store=store, config=config)
     if sessions is None:
         sessions = StandaloneSessionDirectory(admit_unknown=admit_unknown, default_cwd=str(base))

@@ -43,6 +43,7 @@ EXPECTED = {
     "OutputEvent",
     "OutputGap",
     "PermissionDeniedError",
+    "OutputPage",
     "PersistenceFailedError",
     "PipesOutput",
     "ProcessIdentity",

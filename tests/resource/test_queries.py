@@ -11,7 +11,6 @@ import pytest
 from resource_service.core import (
     InvalidRequestError,
     OutputChunk,
-    OutputGap,
     PtyOutput,
     ShellRunRecord,
 )
@@ -160,12 +159,15 @@ async def test_attach_replays_from_a_sequence_with_the_current_screen(host: Host
         assert isinstance(event, OutputChunk)
         replayed += event.data
     assert b"one" in replayed and b"three" in replayed
-    # Once the run has ended, attach returns the final screen and no events.
-    await host.manager.wait_terminal(SESSION_ID, started.ref)
+    # Once the run has ended, attach returns the final screen and replays the same bytes.
+    ended = await host.manager.wait_terminal(SESSION_ID, started.ref)
     after = await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=0)
     assert isinstance(after.screen, PtyOutput)
     assert "three" in after.screen.screen
-    assert [event async for event in after.events] == []
+    events = [event async for event in after.events]
+    assert all(isinstance(event, OutputChunk) for event in events)
+    assert b"".join(event.data for event in events if isinstance(event, OutputChunk)) == replayed
+    assert ended.journal is not None and after.output_sequence == ended.journal.last_sequence
 
 
 async def test_attaching_after_a_sequence_not_yet_written_is_invalid(host: Host) -> None:
@@ -183,17 +185,23 @@ async def test_attaching_after_a_sequence_not_yet_written_is_invalid(host: Host)
     assert [event async for event in current.events] == []  # nothing after "one"
 
 
-async def test_a_slow_follower_is_told_what_it_missed(host: Host) -> None:
+async def test_a_slow_follower_gets_every_byte_from_the_journal(host: Host) -> None:
     started = await host.coordinator.run_background_bash(
         bash_input("head -c 3000000 /dev/zero; echo; echo DONE; sleep 60", "call.slow")
     )
     await read_until(host.manager, started.ref, b"DONE")
+    # 3 MB does not fit the 1 MiB replay memory: the follower reads the start from the journal.
+    live = host.manager.live_output(SESSION_ID, started.ref)
+    assert live is not None and live.log.oldest_sequence > 1
     attachment = await host.coordinator.attach(SESSION_ID, started.ref, after_sequence=0)
-    first = await anext(attachment.events)
-    assert isinstance(first, OutputGap)  # 3 MB does not fit the 1 MiB replay log
-    assert first.first_sequence == 1
+    received = bytearray()
+    sequence = 0
+    while not received.endswith(b"DONE\n"):
+        event = await anext(attachment.events)
+        assert isinstance(event, OutputChunk) and event.sequence > sequence
+        received += event.data
+        sequence = event.sequence
+    assert bytes(received) == bytes(3000000) + b"\nDONE\n"
     await host.coordinator.stop(SESSION_ID, started.ref)
     with pytest.raises(StopAsyncIteration):
-        while True:
-            event = await anext(attachment.events)
-            assert isinstance(event, OutputChunk)
+        await anext(attachment.events)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
-from resource_service.core.output import OutputChunk, OutputGap, OutputLog, TailBuffer
+from resource_service.core.journal import JournalWriter
+from resource_service.core.output import OutputChunk, OutputEvent, OutputGap, OutputLog, TailBuffer
+from resource_service.core.output_follow import check_after, follow_live
 from resource_service.core.screen import TerminalScreen
 
 
@@ -98,6 +101,12 @@ def test_a_tail_buffer_keeps_the_newest_bytes_and_flags_truncation() -> None:
     assert cut.text() == "y"
 
 
+def follow_memory(log: OutputLog, after: int = 0, coalesce: int = 0) -> AsyncIterator[OutputEvent]:
+    """Follow *log* of a run without a journal: what memory no longer holds is a gap."""
+    check_after(after, log.last_sequence, 0, log.before(after + 1) is not None)
+    return follow_live(log, JournalWriter(None, 0), lambda: None, after, coalesce=coalesce)
+
+
 async def test_followers_replay_then_follow_and_see_gaps_explicitly() -> None:
     log = OutputLog(max_bytes=6)
     for data in (b"aa", b"bb", b"cc", b"dd"):  # with "dd", "aa" no longer fits
@@ -107,7 +116,7 @@ async def test_followers_replay_then_follow_and_see_gaps_explicitly() -> None:
     caught_up = asyncio.Event()
 
     async def follow() -> None:
-        async for event in log.follow(0):
+        async for event in follow_memory(log):
             events.append(event)
             if event == OutputChunk(4, "stdout", b"dd"):
                 caught_up.set()
@@ -118,15 +127,15 @@ async def test_followers_replay_then_follow_and_see_gaps_explicitly() -> None:
     log.close()
     await follower
     assert events == [
-        OutputGap(1, 1),
+        OutputGap(1, 1, stdout_bytes=2),
         OutputChunk(2, "stdout", b"bb"),
         OutputChunk(3, "stdout", b"cc"),
         OutputChunk(4, "stdout", b"dd"),
         OutputChunk(5, "stderr", b"ee"),
     ]
-    assert [event async for event in log.follow(4)] == [OutputChunk(5, "stderr", b"ee")]
+    assert [event async for event in follow_memory(log, 4)] == [OutputChunk(5, "stderr", b"ee")]
     # "ee" pushed "bb" out too: a late follower from the start is told it missed 1-2.
-    assert await anext(log.follow(0)) == OutputGap(1, 2)
+    assert await anext(follow_memory(log)) == OutputGap(1, 2, stdout_bytes=4)
 
 
 async def test_a_lagging_follower_gets_merged_chunks_with_the_last_sequence() -> None:
@@ -135,11 +144,11 @@ async def test_a_lagging_follower_gets_merged_chunks_with_the_last_sequence() ->
         log.append(stream, data)  # type: ignore[arg-type]
     log.append("stdout", b"e" * 10)
     log.close()
-    merged = [event async for event in log.follow(0, coalesce=8)]
+    merged = [event async for event in follow_memory(log, coalesce=8)]
     assert merged == [
         OutputChunk(2, "stdout", b"ab"),
         OutputChunk(3, "stderr", b"c"),
         OutputChunk(4, "stdout", b"d"),
         OutputChunk(5, "stdout", b"e" * 10),  # over the limit: not merged with "d"
     ]
-    assert await anext(log.follow(2, coalesce=8)) == OutputChunk(3, "stderr", b"c")
+    assert await anext(follow_memory(log, 2, coalesce=8)) == OutputChunk(3, "stderr", b"c")

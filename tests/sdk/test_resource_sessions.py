@@ -70,6 +70,20 @@ async def test_run_foreground_announces_its_start(resource: ResourceClient) -> N
     assert all(event.WhichOneof("event") != "started" for event in quiet)
 
 
+async def test_a_runs_kept_output_reads_back_in_pages(resource: ResourceClient) -> None:
+    events = [e async for e in resource.run_foreground("sdk-output", "seq 1 200000", cwd="/")]
+    ref = events[-1].result.ref
+    printed = b"".join(e.output.data for e in events if e.WhichOneof("event") == "output")
+    pages = [page async for page in resource.run_output_pages(None, ref, max_bytes=65536)]
+    assert len(pages) > 1 and pages[-1].end_reached and not pages[-1].HasField("omitted")
+    assert b"".join(c.data for page in pages for c in page.chunks) == printed
+    first = await resource.read_run_output("sdk-output", ref, max_bytes=65536)
+    assert first.chunks[0].sequence == 1 and first.next_after_sequence == first.chunks[-1].sequence
+    with pytest.raises(InvalidRequestError) as bad:
+        await resource.read_run_output(None, ref, after_sequence=-1)
+    assert bad.value.field == "after_sequence"
+
+
 def test_the_sync_client_registers_and_archives_in_kernel_mode(data_dir: Path) -> None:
     with (
         running_service("resource", data_dir) as server,

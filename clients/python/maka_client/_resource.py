@@ -273,6 +273,43 @@ class ResourceClient:
             )
         return response.run
 
+    async def read_run_output(
+        self,
+        session_id: str | None,
+        ref: str,
+        *,
+        after_sequence: int = 0,
+        max_bytes: int = 0,
+        timeout: float | None = None,
+    ) -> pb.ReadRunOutputResponse:
+        """One page of a run's kept output after *after_sequence* (0: from the start); pass
+        the page's ``next_after_sequence`` for the next, until ``end_reached``. *max_bytes*
+        0 means the service's page bound. *session_id* may be ``None``."""
+        t = self._timeout(timeout)
+        request = pb.ReadRunOutputRequest(
+            session_id=session_id or "",
+            ref=ref,
+            after_sequence=after_sequence,
+            max_bytes=max_bytes,
+        )
+        with translated():
+            return await self._stub.ReadRunOutput(request, timeout=t)
+
+    async def run_output_pages(
+        self, session_id: str | None, ref: str, *, after_sequence: int = 0, max_bytes: int = 0
+    ) -> AsyncIterator[pb.ReadRunOutputResponse]:
+        """Every page of a run's kept output, in order: until the last one (``end_reached``),
+        or, for a run that is still active, until a page brings nothing new."""
+        after = after_sequence
+        while True:
+            page = await self.read_run_output(
+                session_id, ref, after_sequence=after, max_bytes=max_bytes
+            )
+            yield page
+            if page.end_reached or not page.chunks:
+                return
+            after = page.next_after_sequence
+
     async def list_runs(
         self,
         session_id: str | None = None,

@@ -332,6 +332,22 @@ class ResourceClient:
     def get_run(self, session_id: str | None, ref: str, *, timeout: float | None = None) -> rpb.Run:
         return self._runner.run(self._client.get_run(session_id, ref, timeout=timeout))
 
+    def read_run_output(
+        self, session_id: str | None, ref: str, **kwargs: Any
+    ) -> rpb.ReadRunOutputResponse:
+        """One page of a run's kept output (see the async client)."""
+        return self._runner.run(self._client.read_run_output(session_id, ref, **kwargs))
+
+    def run_output_pages(
+        self, session_id: str | None, ref: str, **kwargs: Any
+    ) -> Stream[rpb.ReadRunOutputResponse]:
+        """Every page of a run's kept output, in order (see the async client)."""
+
+        async def make() -> AsyncIterator[rpb.ReadRunOutputResponse]:
+            return self._client.run_output_pages(session_id, ref, **kwargs)
+
+        return Stream(self._runner, self._runner.run(make()))
+
     def list_runs(self, session_id: str | None = None, **kwargs: Any) -> rpb.ListRunsResponse:
         return self._runner.run(self._client.list_runs(session_id, **kwargs))
 

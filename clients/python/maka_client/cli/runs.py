@@ -1,4 +1,4 @@
-"""Run commands: ``run`` (foreground), ``bg``, ``ps``, ``logs``, ``stop``."""
+"""Run commands: ``run`` (foreground), ``bg``, ``ps``, ``logs``, ``output``, ``stop``."""
 
 from __future__ import annotations
 
@@ -81,6 +81,18 @@ def register(commands: Any) -> None:
     add_ref(logs)
     logs.add_argument("-f", "--follow", action="store_true", help="follow live output")
     logs.set_defaults(handler=cmd_logs)
+
+    output = commands.add_parser(
+        "output", help="a run's complete kept output, exactly as it printed it, to stdout"
+    )
+    add_ref(output)
+    output.add_argument(
+        "--stream",
+        choices=("all", "stdout", "stderr"),
+        default="all",
+        help="which stream's bytes to write (all: every stream, in the order printed)",
+    )
+    output.set_defaults(handler=cmd_output)
 
     stop = commands.add_parser("stop", help="cancel a run")
     add_ref(stop)
@@ -284,6 +296,46 @@ def _print_output(ctx: Context, run: pb.Run) -> None:
     elif run.HasField("pipes"):
         _emit(ctx, "stdout", run.pipes.stdout)
         _emit(ctx, "stderr", run.pipes.stderr)
+
+
+async def cmd_output(ctx: Context, args: argparse.Namespace) -> int:
+    """Write the run's kept output (its journal) to stdout, page by page; say on stderr what
+    was not kept."""
+    wanted = {
+        "all": None,
+        "stdout": pb.OUTPUT_STREAM_STDOUT,
+        "stderr": pb.OUTPUT_STREAM_STDERR,
+    }[args.stream]
+    last: pb.ReadRunOutputResponse | None = None
+    async with ctx.resource() as resource:
+        ref = await run_ref(ctx, resource, args)
+        async for page in resource.run_output_pages(None, ref):
+            last = page
+            for chunk in page.chunks:
+                if wanted is not None and chunk.stream != wanted:
+                    continue
+                if ctx.out.json:
+                    ctx.out.record(chunk_record(chunk))
+                else:
+                    sys.stdout.buffer.write(chunk.data)
+            sys.stdout.flush()
+    assert last is not None
+    if last.evicted:
+        ctx.out.note(
+            f"maka: the output of {ref} is no longer kept (removed under the service's "
+            "--max-kept-output-bytes, or when its session was archived)"
+        )
+        return 1
+    if last.HasField("omitted"):
+        gap = last.omitted
+        ctx.out.note(
+            f"maka: output after the first part was not kept: sequences {gap.first_sequence} "
+            f"to {gap.last_sequence}, {gap.stdout_bytes} bytes of stdout, {gap.stderr_bytes} of "
+            f"stderr, {gap.pty_bytes} of the terminal (the service's --max-run-output-bytes)"
+        )
+    elif not last.end_reached:
+        ctx.out.note(f"maka: {ref} is still running; this is its output so far")
+    return 0
 
 
 async def cmd_stop(ctx: Context, args: argparse.Namespace) -> int:

@@ -505,27 +505,42 @@ Global___OutputChunk: _TypeAlias = OutputChunk  # noqa: Y015
 
 @_typing.final
 class OutputGap(_message.Message):
-    """OutputGap says that chunks first_sequence..last_sequence were dropped before this reader got
-    them (it fell more than the replay buffer behind); the run's retained output still has the tail.
+    """OutputGap says that chunks first_sequence..last_sequence are not kept for this reader: the run
+    printed more than its journal keeps (--max-run-output-bytes; the journal keeps the first part,
+    and a reader that falls behind reads from it, so a gap only covers output beyond the bound),
+    or its journal was removed. It comes at most once per reader per stretch of lost output; the
+    byte counts are exact.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     FIRST_SEQUENCE_FIELD_NUMBER: _builtins.int
     LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    STDOUT_BYTES_FIELD_NUMBER: _builtins.int
+    STDERR_BYTES_FIELD_NUMBER: _builtins.int
+    PTY_BYTES_FIELD_NUMBER: _builtins.int
     first_sequence: _builtins.int
     """The first sequence that was dropped."""
     last_sequence: _builtins.int
     """The last sequence that was dropped."""
+    stdout_bytes: _builtins.int
+    """Bytes of stdout in the dropped chunks."""
+    stderr_bytes: _builtins.int
+    """Bytes of stderr in the dropped chunks."""
+    pty_bytes: _builtins.int
+    """Bytes of PTY output in the dropped chunks."""
     def __init__(
         self,
         *,
         first_sequence: _builtins.int = ...,
         last_sequence: _builtins.int = ...,
+        stdout_bytes: _builtins.int = ...,
+        stderr_bytes: _builtins.int = ...,
+        pty_bytes: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_sequence", b"first_sequence", "last_sequence", b"last_sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_sequence", b"first_sequence", "last_sequence", b"last_sequence", "pty_bytes", b"pty_bytes", "stderr_bytes", b"stderr_bytes", "stdout_bytes", b"stdout_bytes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1355,9 +1370,11 @@ class AttachStart(_message.Message):
     ref: _builtins.str
     """The run's reference."""
     after_sequence: _builtins.int
-    """Replay output chunks after this sequence (0: everything still kept). Larger than the
+    """Replay output chunks after this sequence (0: everything still kept: the run's journal, up
+    to --max-run-output-bytes, live or ended, then one OutputGap for the rest). Larger than the
     run's newest output sequence is OUT_OF_RANGE (the newest in ErrorInfo metadata "last"):
-    it would skip output still to come.
+    it would skip output still to come; so is a sequence inside output that was not kept and
+    that memory no longer holds.
     """
     controller_id: _builtins.str
     """If set, take the controller lease under this id for the stream's lifetime."""
@@ -1764,3 +1781,96 @@ class ArchiveSessionResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ArchiveSessionResponse: _TypeAlias = ArchiveSessionResponse  # noqa: Y015
+
+@_typing.final
+class ReadRunOutputRequest(_message.Message):
+    """ReadRunOutputRequest asks for a page of a run's kept output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SESSION_ID_FIELD_NUMBER: _builtins.int
+    REF_FIELD_NUMBER: _builtins.int
+    AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    MAX_BYTES_FIELD_NUMBER: _builtins.int
+    session_id: _builtins.str
+    """The session the run belongs to; optional (empty: the run's own session). Any other session
+    than the run's is NOT_FOUND.
+    """
+    ref: _builtins.str
+    """The run's reference."""
+    after_sequence: _builtins.int
+    """Return chunks after this sequence: 0 for the first page, then the previous page's
+    next_after_sequence. Negative is INVALID_ARGUMENT.
+    """
+    max_bytes: _builtins.int
+    """Most bytes of chunk data in the page beyond its first chunk (a page holds at least one
+    chunk if there is one; a chunk is at most 256 KiB). 0 or more than --max-page-bytes
+    (default 2 MiB) means --max-page-bytes; negative is INVALID_ARGUMENT.
+    """
+    def __init__(
+        self,
+        *,
+        session_id: _builtins.str = ...,
+        ref: _builtins.str = ...,
+        after_sequence: _builtins.int = ...,
+        max_bytes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "max_bytes", b"max_bytes", "ref", b"ref", "session_id", b"session_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReadRunOutputRequest: _TypeAlias = ReadRunOutputRequest  # noqa: Y015
+
+@_typing.final
+class ReadRunOutputResponse(_message.Message):
+    """ReadRunOutputResponse is one page of a run's kept output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHUNKS_FIELD_NUMBER: _builtins.int
+    NEXT_AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    END_REACHED_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    OMITTED_FIELD_NUMBER: _builtins.int
+    EVICTED_FIELD_NUMBER: _builtins.int
+    next_after_sequence: _builtins.int
+    """Pass as after_sequence for the next page."""
+    end_reached: _builtins.bool
+    """True when the run has ended and nothing after this page is kept: the last page. False for
+    an active run (ask again: more may come).
+    """
+    last_sequence: _builtins.int
+    """The run's newest output sequence now."""
+    evicted: _builtins.bool
+    """True when the run's journal was removed (the total bound --max-kept-output-bytes, or its
+    session was archived): no chunks; with after_sequence 0, `omitted` counts all its output.
+    """
+    @_builtins.property
+    def chunks(self) -> _containers.RepeatedCompositeFieldContainer[Global___OutputChunk]:
+        """The kept chunks after the request's after_sequence, in order, exactly as printed."""
+
+    @_builtins.property
+    def omitted(self) -> Global___OutputGap:
+        """Set on the last page when the run printed more than its journal kept: the chunks that were
+        not kept and their exact bytes per stream.
+        """
+
+    def __init__(
+        self,
+        *,
+        chunks: _abc.Iterable[Global___OutputChunk] | None = ...,
+        next_after_sequence: _builtins.int = ...,
+        end_reached: _builtins.bool = ...,
+        last_sequence: _builtins.int = ...,
+        omitted: Global___OutputGap | None = ...,
+        evicted: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["omitted", b"omitted"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks", b"chunks", "end_reached", b"end_reached", "evicted", b"evicted", "last_sequence", b"last_sequence", "next_after_sequence", b"next_after_sequence", "omitted", b"omitted"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReadRunOutputResponse: _TypeAlias = ReadRunOutputResponse  # noqa: Y015

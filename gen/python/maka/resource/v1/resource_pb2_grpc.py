@@ -124,6 +124,11 @@ class ResourceServiceStub:
                 request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionRequest.SerializeToString,
                 response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionResponse.FromString,
                 _registered_method=True)
+        self.ReadRunOutput = channel.unary_unary(
+                '/maka.resource.v1.ResourceService/ReadRunOutput',
+                request_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReadRunOutputRequest.SerializeToString,
+                response_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReadRunOutputResponse.FromString,
+                _registered_method=True)
 
 
 class ResourceServiceServicer:
@@ -165,7 +170,11 @@ class ResourceServiceServicer:
     def RunForeground(self, request, context):
         """RunForeground runs a command over pipes and streams its output chunks, then one final
         result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-        StartBackground). Cancelling the call cancels the run.
+        StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+        run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+        slowly the client reads: it comes from memory while the client keeps up, from the journal
+        when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+        stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
         Who may call: The kernel or admin role; in standalone mode also a client principal in a session
         it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
         another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
@@ -266,8 +275,15 @@ class ResourceServiceServicer:
     def Attach(self, request_iterator, context):
         """Attach follows a run: the client sends `start` first; the server answers `attached` (the
         run, its current screen), replays output after the requested sequence, then streams live
-        output until the run ends (`ended`). With a controller id the stream holds the lease for
-        its lifetime, and `control` messages go through the same sequence rules as
+        output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+        --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+        that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+        bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+        the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+        then `ended`, until the run's session is archived or deleted or the journals of ended runs
+        exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+        first): then one OutputGap for all its output. With a controller id the stream holds the
+        lease for its lifetime, and `control` messages go through the same sequence rules as
         ControlController; each is answered with a `control` outcome.
         Who may call: A principal with the kernel or admin role, or the owner of the run's session;
         anyone else gets NOT_FOUND, as for an unknown ref.
@@ -304,7 +320,22 @@ class ResourceServiceServicer:
         """ArchiveSession stops every active run of a session (TERM to each process group, a grace
         period, then KILL; the final states are recorded) and refuses its operations from then on:
         FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+        It also removes the output journals of the session's runs (their records stay).
         Who may call: The kernel role only (PERMISSION_DENIED otherwise).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadRunOutput(self, request, context):
+        """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+        after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+        on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+        exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+        newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+        "last": the newest sequence).
+        Who may call: As GetRun: the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -387,6 +418,11 @@ def add_ResourceServiceServicer_to_server(servicer, server):
                     servicer.ArchiveSession,
                     request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionRequest.FromString,
                     response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionResponse.SerializeToString,
+            ),
+            'ReadRunOutput': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadRunOutput,
+                    request_deserializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReadRunOutputRequest.FromString,
+                    response_serializer=maka_dot_resource_dot_v1_dot_resource__pb2.ReadRunOutputResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -809,6 +845,33 @@ class ResourceService:
             '/maka.resource.v1.ResourceService/ArchiveSession',
             maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionRequest.SerializeToString,
             maka_dot_resource_dot_v1_dot_resource__pb2.ArchiveSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadRunOutput(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/maka.resource.v1.ResourceService/ReadRunOutput',
+            maka_dot_resource_dot_v1_dot_resource__pb2.ReadRunOutputRequest.SerializeToString,
+            maka_dot_resource_dot_v1_dot_resource__pb2.ReadRunOutputResponse.FromString,
             options,
             channel_credentials,
             insecure,

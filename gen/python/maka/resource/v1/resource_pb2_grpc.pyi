@@ -61,7 +61,11 @@ class ResourceServiceStub:
     RunForeground: _grpc.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]
     """RunForeground runs a command over pipes and streams its output chunks, then one final
     result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-    StartBackground). Cancelling the call cancels the run.
+    StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+    run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+    slowly the client reads: it comes from memory while the client keeps up, from the journal
+    when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+    stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
     Who may call: The kernel or admin role; in standalone mode also a client principal in a session
     it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
     another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
@@ -126,8 +130,15 @@ class ResourceServiceStub:
     Attach: _grpc.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
     run, its current screen), replays output after the requested sequence, then streams live
-    output until the run ends (`ended`). With a controller id the stream holds the lease for
-    its lifetime, and `control` messages go through the same sequence rules as
+    output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+    --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+    that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+    bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+    the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+    then `ended`, until the run's session is archived or deleted or the journals of ended runs
+    exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+    first): then one OutputGap for all its output. With a controller id the stream holds the
+    lease for its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
     Who may call: A principal with the kernel or admin role, or the owner of the run's session;
     anyone else gets NOT_FOUND, as for an unknown ref.
@@ -152,7 +163,18 @@ class ResourceServiceStub:
     """ArchiveSession stops every active run of a session (TERM to each process group, a grace
     period, then KILL; the final states are recorded) and refuses its operations from then on:
     FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    It also removes the output journals of the session's runs (their records stay).
     Who may call: The kernel role only (PERMISSION_DENIED otherwise).
+    """
+    ReadRunOutput: _grpc.UnaryUnaryMultiCallable[_resource_pb2.ReadRunOutputRequest, _resource_pb2.ReadRunOutputResponse]
+    """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+    after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+    on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+    exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+    newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+    "last": the newest sequence).
+    Who may call: As GetRun: the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
 
 @_typing.type_check_only
@@ -188,7 +210,11 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     RunForeground: _aio.UnaryStreamMultiCallable[_resource_pb2.RunForegroundRequest, _resource_pb2.RunForegroundResponse]  # type: ignore[assignment]
     """RunForeground runs a command over pipes and streams its output chunks, then one final
     result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-    StartBackground). Cancelling the call cancels the run.
+    StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+    run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+    slowly the client reads: it comes from memory while the client keeps up, from the journal
+    when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+    stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
     Who may call: The kernel or admin role; in standalone mode also a client principal in a session
     it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
     another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
@@ -253,8 +279,15 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     Attach: _aio.StreamStreamMultiCallable[_resource_pb2.AttachRequest, _resource_pb2.AttachResponse]  # type: ignore[assignment]
     """Attach follows a run: the client sends `start` first; the server answers `attached` (the
     run, its current screen), replays output after the requested sequence, then streams live
-    output until the run ends (`ended`). With a controller id the stream holds the lease for
-    its lifetime, and `control` messages go through the same sequence rules as
+    output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+    --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+    that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+    bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+    the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+    then `ended`, until the run's session is archived or deleted or the journals of ended runs
+    exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+    first): then one OutputGap for all its output. With a controller id the stream holds the
+    lease for its lifetime, and `control` messages go through the same sequence rules as
     ControlController; each is answered with a `control` outcome.
     Who may call: A principal with the kernel or admin role, or the owner of the run's session;
     anyone else gets NOT_FOUND, as for an unknown ref.
@@ -279,7 +312,18 @@ class ResourceServiceAsyncStub(ResourceServiceStub):
     """ArchiveSession stops every active run of a session (TERM to each process group, a grace
     period, then KILL; the final states are recorded) and refuses its operations from then on:
     FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+    It also removes the output journals of the session's runs (their records stay).
     Who may call: The kernel role only (PERMISSION_DENIED otherwise).
+    """
+    ReadRunOutput: _aio.UnaryUnaryMultiCallable[_resource_pb2.ReadRunOutputRequest, _resource_pb2.ReadRunOutputResponse]  # type: ignore[assignment]
+    """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+    after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+    on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+    exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+    newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+    "last": the newest sequence).
+    Who may call: As GetRun: the kernel or admin role, or the owner of the run's session;
+    anyone else gets NOT_FOUND, as for an unknown ref.
     """
 
 class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -330,7 +374,11 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_resource_pb2.RunForegroundResponse], _abc.AsyncIterator[_resource_pb2.RunForegroundResponse]]:
         """RunForeground runs a command over pipes and streams its output chunks, then one final
         result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-        StartBackground). Cancelling the call cancels the run.
+        StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+        run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+        slowly the client reads: it comes from memory while the client keeps up, from the journal
+        when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+        stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
         Who may call: The kernel or admin role; in standalone mode also a client principal in a session
         it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
         another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
@@ -449,8 +497,15 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_resource_pb2.AttachResponse], _abc.AsyncIterator[_resource_pb2.AttachResponse]]:
         """Attach follows a run: the client sends `start` first; the server answers `attached` (the
         run, its current screen), replays output after the requested sequence, then streams live
-        output until the run ends (`ended`). With a controller id the stream holds the lease for
-        its lifetime, and `control` messages go through the same sequence rules as
+        output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+        --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+        that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+        bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+        the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+        then `ended`, until the run's session is archived or deleted or the journals of ended runs
+        exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+        first): then one OutputGap for all its output. With a controller id the stream holds the
+        lease for its lifetime, and `control` messages go through the same sequence rules as
         ControlController; each is answered with a `control` outcome.
         Who may call: A principal with the kernel or admin role, or the owner of the run's session;
         anyone else gets NOT_FOUND, as for an unknown ref.
@@ -493,7 +548,24 @@ class ResourceServiceServicer(metaclass=_abc_1.ABCMeta):
         """ArchiveSession stops every active run of a session (TERM to each process group, a grace
         period, then KILL; the final states are recorded) and refuses its operations from then on:
         FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+        It also removes the output journals of the session's runs (their records stay).
         Who may call: The kernel role only (PERMISSION_DENIED otherwise).
+        """
+
+    @_abc_1.abstractmethod
+    def ReadRunOutput(
+        self,
+        request: _resource_pb2.ReadRunOutputRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_resource_pb2.ReadRunOutputResponse, _abc.Awaitable[_resource_pb2.ReadRunOutputResponse]]:
+        """ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+        after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+        on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+        exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+        newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+        "last": the newest sequence).
+        Who may call: As GetRun: the kernel or admin role, or the owner of the run's session;
+        anyone else gets NOT_FOUND, as for an unknown ref.
         """
 
 def add_ResourceServiceServicer_to_server(servicer: ResourceServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

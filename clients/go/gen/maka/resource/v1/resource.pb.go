@@ -965,14 +965,23 @@ func (x *OutputChunk) GetData() []byte {
 	return nil
 }
 
-// OutputGap says that chunks first_sequence..last_sequence were dropped before this reader got
-// them (it fell more than the replay buffer behind); the run's retained output still has the tail.
+// OutputGap says that chunks first_sequence..last_sequence are not kept for this reader: the run
+// printed more than its journal keeps (--max-run-output-bytes; the journal keeps the first part,
+// and a reader that falls behind reads from it, so a gap only covers output beyond the bound),
+// or its journal was removed. It comes at most once per reader per stretch of lost output; the
+// byte counts are exact.
 type OutputGap struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The first sequence that was dropped.
 	FirstSequence int64 `protobuf:"varint,1,opt,name=first_sequence,json=firstSequence,proto3" json:"first_sequence,omitempty"`
 	// The last sequence that was dropped.
-	LastSequence  int64 `protobuf:"varint,2,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	LastSequence int64 `protobuf:"varint,2,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	// Bytes of stdout in the dropped chunks.
+	StdoutBytes int64 `protobuf:"varint,3,opt,name=stdout_bytes,json=stdoutBytes,proto3" json:"stdout_bytes,omitempty"`
+	// Bytes of stderr in the dropped chunks.
+	StderrBytes int64 `protobuf:"varint,4,opt,name=stderr_bytes,json=stderrBytes,proto3" json:"stderr_bytes,omitempty"`
+	// Bytes of PTY output in the dropped chunks.
+	PtyBytes      int64 `protobuf:"varint,5,opt,name=pty_bytes,json=ptyBytes,proto3" json:"pty_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1017,6 +1026,27 @@ func (x *OutputGap) GetFirstSequence() int64 {
 func (x *OutputGap) GetLastSequence() int64 {
 	if x != nil {
 		return x.LastSequence
+	}
+	return 0
+}
+
+func (x *OutputGap) GetStdoutBytes() int64 {
+	if x != nil {
+		return x.StdoutBytes
+	}
+	return 0
+}
+
+func (x *OutputGap) GetStderrBytes() int64 {
+	if x != nil {
+		return x.StderrBytes
+	}
+	return 0
+}
+
+func (x *OutputGap) GetPtyBytes() int64 {
+	if x != nil {
+		return x.PtyBytes
 	}
 	return 0
 }
@@ -2580,9 +2610,11 @@ type AttachStart struct {
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// The run's reference.
 	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
-	// Replay output chunks after this sequence (0: everything still kept). Larger than the
+	// Replay output chunks after this sequence (0: everything still kept: the run's journal, up
+	// to --max-run-output-bytes, live or ended, then one OutputGap for the rest). Larger than the
 	// run's newest output sequence is OUT_OF_RANGE (the newest in ErrorInfo metadata "last"):
-	// it would skip output still to come.
+	// it would skip output still to come; so is a sequence inside output that was not kept and
+	// that memory no longer holds.
 	AfterSequence int64 `protobuf:"varint,3,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
 	// If set, take the controller lease under this id for the stream's lifetime.
 	ControllerId  string `protobuf:"bytes,4,opt,name=controller_id,json=controllerId,proto3" json:"controller_id,omitempty"`
@@ -3477,6 +3509,177 @@ func (x *ArchiveSessionResponse) GetStopped() []*Run {
 	return nil
 }
 
+// ReadRunOutputRequest asks for a page of a run's kept output.
+type ReadRunOutputRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session the run belongs to; optional (empty: the run's own session). Any other session
+	// than the run's is NOT_FOUND.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The run's reference.
+	Ref string `protobuf:"bytes,2,opt,name=ref,proto3" json:"ref,omitempty"`
+	// Return chunks after this sequence: 0 for the first page, then the previous page's
+	// next_after_sequence. Negative is INVALID_ARGUMENT.
+	AfterSequence int64 `protobuf:"varint,3,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
+	// Most bytes of chunk data in the page beyond its first chunk (a page holds at least one
+	// chunk if there is one; a chunk is at most 256 KiB). 0 or more than --max-page-bytes
+	// (default 2 MiB) means --max-page-bytes; negative is INVALID_ARGUMENT.
+	MaxBytes      int64 `protobuf:"varint,4,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadRunOutputRequest) Reset() {
+	*x = ReadRunOutputRequest{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadRunOutputRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadRunOutputRequest) ProtoMessage() {}
+
+func (x *ReadRunOutputRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadRunOutputRequest.ProtoReflect.Descriptor instead.
+func (*ReadRunOutputRequest) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ReadRunOutputRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ReadRunOutputRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *ReadRunOutputRequest) GetAfterSequence() int64 {
+	if x != nil {
+		return x.AfterSequence
+	}
+	return 0
+}
+
+func (x *ReadRunOutputRequest) GetMaxBytes() int64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+// ReadRunOutputResponse is one page of a run's kept output.
+type ReadRunOutputResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The kept chunks after the request's after_sequence, in order, exactly as printed.
+	Chunks []*OutputChunk `protobuf:"bytes,1,rep,name=chunks,proto3" json:"chunks,omitempty"`
+	// Pass as after_sequence for the next page.
+	NextAfterSequence int64 `protobuf:"varint,2,opt,name=next_after_sequence,json=nextAfterSequence,proto3" json:"next_after_sequence,omitempty"`
+	// True when the run has ended and nothing after this page is kept: the last page. False for
+	// an active run (ask again: more may come).
+	EndReached bool `protobuf:"varint,3,opt,name=end_reached,json=endReached,proto3" json:"end_reached,omitempty"`
+	// The run's newest output sequence now.
+	LastSequence int64 `protobuf:"varint,4,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	// Set on the last page when the run printed more than its journal kept: the chunks that were
+	// not kept and their exact bytes per stream.
+	Omitted *OutputGap `protobuf:"bytes,5,opt,name=omitted,proto3" json:"omitted,omitempty"`
+	// True when the run's journal was removed (the total bound --max-kept-output-bytes, or its
+	// session was archived): no chunks; with after_sequence 0, `omitted` counts all its output.
+	Evicted       bool `protobuf:"varint,6,opt,name=evicted,proto3" json:"evicted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReadRunOutputResponse) Reset() {
+	*x = ReadRunOutputResponse{}
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReadRunOutputResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReadRunOutputResponse) ProtoMessage() {}
+
+func (x *ReadRunOutputResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_resource_v1_resource_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReadRunOutputResponse.ProtoReflect.Descriptor instead.
+func (*ReadRunOutputResponse) Descriptor() ([]byte, []int) {
+	return file_maka_resource_v1_resource_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *ReadRunOutputResponse) GetChunks() []*OutputChunk {
+	if x != nil {
+		return x.Chunks
+	}
+	return nil
+}
+
+func (x *ReadRunOutputResponse) GetNextAfterSequence() int64 {
+	if x != nil {
+		return x.NextAfterSequence
+	}
+	return 0
+}
+
+func (x *ReadRunOutputResponse) GetEndReached() bool {
+	if x != nil {
+		return x.EndReached
+	}
+	return false
+}
+
+func (x *ReadRunOutputResponse) GetLastSequence() int64 {
+	if x != nil {
+		return x.LastSequence
+	}
+	return 0
+}
+
+func (x *ReadRunOutputResponse) GetOmitted() *OutputGap {
+	if x != nil {
+		return x.Omitted
+	}
+	return nil
+}
+
+func (x *ReadRunOutputResponse) GetEvicted() bool {
+	if x != nil {
+		return x.Evicted
+	}
+	return false
+}
+
 var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
 
 const file_maka_resource_v1_resource_proto_rawDesc = "" +
@@ -3558,10 +3761,13 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\vOutputChunk\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x126\n" +
 	"\x06stream\x18\x02 \x01(\x0e2\x1e.maka.resource.v1.OutputStreamR\x06stream\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data\"W\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\xba\x01\n" +
 	"\tOutputGap\x12%\n" +
 	"\x0efirst_sequence\x18\x01 \x01(\x03R\rfirstSequence\x12#\n" +
-	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence\"6\n" +
+	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence\x12!\n" +
+	"\fstdout_bytes\x18\x03 \x01(\x03R\vstdoutBytes\x12!\n" +
+	"\fstderr_bytes\x18\x04 \x01(\x03R\vstderrBytes\x12\x1b\n" +
+	"\tpty_bytes\x18\x05 \x01(\x03R\bptyBytes\"6\n" +
 	"\fTerminalSize\x12\x12\n" +
 	"\x04cols\x18\x01 \x01(\x05R\x04cols\x12\x12\n" +
 	"\x04rows\x18\x02 \x01(\x05R\x04rows\"8\n" +
@@ -3735,7 +3941,21 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x18\n" +
 	"\adeleted\x18\x02 \x01(\bR\adeleted\"I\n" +
 	"\x16ArchiveSessionResponse\x12/\n" +
-	"\astopped\x18\x01 \x03(\v2\x15.maka.resource.v1.RunR\astopped*\xd6\x01\n" +
+	"\astopped\x18\x01 \x03(\v2\x15.maka.resource.v1.RunR\astopped\"\x8b\x01\n" +
+	"\x14ReadRunOutputRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x10\n" +
+	"\x03ref\x18\x02 \x01(\tR\x03ref\x12%\n" +
+	"\x0eafter_sequence\x18\x03 \x01(\x03R\rafterSequence\x12\x1b\n" +
+	"\tmax_bytes\x18\x04 \x01(\x03R\bmaxBytes\"\x95\x02\n" +
+	"\x15ReadRunOutputResponse\x125\n" +
+	"\x06chunks\x18\x01 \x03(\v2\x1d.maka.resource.v1.OutputChunkR\x06chunks\x12.\n" +
+	"\x13next_after_sequence\x18\x02 \x01(\x03R\x11nextAfterSequence\x12\x1f\n" +
+	"\vend_reached\x18\x03 \x01(\bR\n" +
+	"endReached\x12#\n" +
+	"\rlast_sequence\x18\x04 \x01(\x03R\flastSequence\x125\n" +
+	"\aomitted\x18\x05 \x01(\v2\x1b.maka.resource.v1.OutputGapR\aomitted\x12\x18\n" +
+	"\aevicted\x18\x06 \x01(\bR\aevicted*\xd6\x01\n" +
 	"\tRunStatus\x12\x1a\n" +
 	"\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13RUN_STATUS_STARTING\x10\x01\x12\x16\n" +
@@ -3757,7 +3977,7 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x19OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14OUTPUT_STREAM_STDOUT\x10\x01\x12\x18\n" +
 	"\x14OUTPUT_STREAM_STDERR\x10\x02\x12\x15\n" +
-	"\x11OUTPUT_STREAM_PTY\x10\x032\xa9\v\n" +
+	"\x11OUTPUT_STREAM_PTY\x10\x032\x8b\f\n" +
 	"\x0fResourceService\x12`\n" +
 	"\rGetServerInfo\x12&.maka.resource.v1.GetServerInfoRequest\x1a'.maka.resource.v1.GetServerInfoResponse\x12e\n" +
 	"\x0eOpenConnection\x12'.maka.resource.v1.OpenConnectionRequest\x1a(.maka.resource.v1.OpenConnectionResponse0\x01\x12b\n" +
@@ -3773,7 +3993,8 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\x06Attach\x12\x1f.maka.resource.v1.AttachRequest\x1a .maka.resource.v1.AttachResponse(\x010\x01\x12Q\n" +
 	"\bShutdown\x12!.maka.resource.v1.ShutdownRequest\x1a\".maka.resource.v1.ShutdownResponse\x12f\n" +
 	"\x0fRegisterSession\x12(.maka.resource.v1.RegisterSessionRequest\x1a).maka.resource.v1.RegisterSessionResponse\x12c\n" +
-	"\x0eArchiveSession\x12'.maka.resource.v1.ArchiveSessionRequest\x1a(.maka.resource.v1.ArchiveSessionResponseB\xc4\x01\n" +
+	"\x0eArchiveSession\x12'.maka.resource.v1.ArchiveSessionRequest\x1a(.maka.resource.v1.ArchiveSessionResponse\x12`\n" +
+	"\rReadRunOutput\x12&.maka.resource.v1.ReadRunOutputRequest\x1a'.maka.resource.v1.ReadRunOutputResponseB\xc4\x01\n" +
 	"\x14com.maka.resource.v1B\rResourceProtoP\x01Z;maka.dev/runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
 
 var (
@@ -3789,7 +4010,7 @@ func file_maka_resource_v1_resource_proto_rawDescGZIP() []byte {
 }
 
 var file_maka_resource_v1_resource_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_maka_resource_v1_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_maka_resource_v1_resource_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_maka_resource_v1_resource_proto_goTypes = []any{
 	(RunStatus)(0),                    // 0: maka.resource.v1.RunStatus
 	(RunMode)(0),                      // 1: maka.resource.v1.RunMode
@@ -3837,36 +4058,38 @@ var file_maka_resource_v1_resource_proto_goTypes = []any{
 	(*RegisterSessionResponse)(nil),   // 43: maka.resource.v1.RegisterSessionResponse
 	(*ArchiveSessionRequest)(nil),     // 44: maka.resource.v1.ArchiveSessionRequest
 	(*ArchiveSessionResponse)(nil),    // 45: maka.resource.v1.ArchiveSessionResponse
-	nil,                               // 46: maka.resource.v1.RunForegroundRequest.EnvEntry
-	nil,                               // 47: maka.resource.v1.StartBackgroundRequest.EnvEntry
-	(*timestamppb.Timestamp)(nil),     // 48: google.protobuf.Timestamp
-	(*SandboxCapabilities)(nil),       // 49: maka.resource.v1.SandboxCapabilities
-	(*RunSandbox)(nil),                // 50: maka.resource.v1.RunSandbox
-	(*ExecutionBoundary)(nil),         // 51: maka.resource.v1.ExecutionBoundary
+	(*ReadRunOutputRequest)(nil),      // 46: maka.resource.v1.ReadRunOutputRequest
+	(*ReadRunOutputResponse)(nil),     // 47: maka.resource.v1.ReadRunOutputResponse
+	nil,                               // 48: maka.resource.v1.RunForegroundRequest.EnvEntry
+	nil,                               // 49: maka.resource.v1.StartBackgroundRequest.EnvEntry
+	(*timestamppb.Timestamp)(nil),     // 50: google.protobuf.Timestamp
+	(*SandboxCapabilities)(nil),       // 51: maka.resource.v1.SandboxCapabilities
+	(*RunSandbox)(nil),                // 52: maka.resource.v1.RunSandbox
+	(*ExecutionBoundary)(nil),         // 53: maka.resource.v1.ExecutionBoundary
 }
 var file_maka_resource_v1_resource_proto_depIdxs = []int32{
-	48, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	49, // 1: maka.resource.v1.GetServerInfoResponse.sandbox:type_name -> maka.resource.v1.SandboxCapabilities
+	50, // 0: maka.resource.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	51, // 1: maka.resource.v1.GetServerInfoResponse.sandbox:type_name -> maka.resource.v1.SandboxCapabilities
 	2,  // 2: maka.resource.v1.Run.kind:type_name -> maka.resource.v1.RunKind
 	1,  // 3: maka.resource.v1.Run.mode:type_name -> maka.resource.v1.RunMode
 	0,  // 4: maka.resource.v1.Run.status:type_name -> maka.resource.v1.RunStatus
-	48, // 5: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
-	48, // 6: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
-	48, // 7: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
-	48, // 8: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
+	50, // 5: maka.resource.v1.Run.created_at:type_name -> google.protobuf.Timestamp
+	50, // 6: maka.resource.v1.Run.updated_at:type_name -> google.protobuf.Timestamp
+	50, // 7: maka.resource.v1.Run.started_at:type_name -> google.protobuf.Timestamp
+	50, // 8: maka.resource.v1.Run.ended_at:type_name -> google.protobuf.Timestamp
 	6,  // 9: maka.resource.v1.Run.pipes:type_name -> maka.resource.v1.PipesOutput
 	7,  // 10: maka.resource.v1.Run.screen:type_name -> maka.resource.v1.Screen
-	50, // 11: maka.resource.v1.Run.sandbox:type_name -> maka.resource.v1.RunSandbox
+	52, // 11: maka.resource.v1.Run.sandbox:type_name -> maka.resource.v1.RunSandbox
 	3,  // 12: maka.resource.v1.OutputChunk.stream:type_name -> maka.resource.v1.OutputStream
-	46, // 13: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
-	51, // 14: maka.resource.v1.RunForegroundRequest.boundary:type_name -> maka.resource.v1.ExecutionBoundary
+	48, // 13: maka.resource.v1.RunForegroundRequest.env:type_name -> maka.resource.v1.RunForegroundRequest.EnvEntry
+	53, // 14: maka.resource.v1.RunForegroundRequest.boundary:type_name -> maka.resource.v1.ExecutionBoundary
 	9,  // 15: maka.resource.v1.RunForegroundResponse.output:type_name -> maka.resource.v1.OutputChunk
 	10, // 16: maka.resource.v1.RunForegroundResponse.gap:type_name -> maka.resource.v1.OutputGap
 	8,  // 17: maka.resource.v1.RunForegroundResponse.result:type_name -> maka.resource.v1.Run
 	8,  // 18: maka.resource.v1.RunForegroundResponse.started:type_name -> maka.resource.v1.Run
-	47, // 19: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
+	49, // 19: maka.resource.v1.StartBackgroundRequest.env:type_name -> maka.resource.v1.StartBackgroundRequest.EnvEntry
 	11, // 20: maka.resource.v1.StartBackgroundRequest.size:type_name -> maka.resource.v1.TerminalSize
-	51, // 21: maka.resource.v1.StartBackgroundRequest.boundary:type_name -> maka.resource.v1.ExecutionBoundary
+	53, // 21: maka.resource.v1.StartBackgroundRequest.boundary:type_name -> maka.resource.v1.ExecutionBoundary
 	8,  // 22: maka.resource.v1.StartBackgroundResponse.run:type_name -> maka.resource.v1.Run
 	8,  // 23: maka.resource.v1.GetRunResponse.run:type_name -> maka.resource.v1.Run
 	8,  // 24: maka.resource.v1.ListRunsResponse.runs:type_name -> maka.resource.v1.Run
@@ -3890,41 +4113,45 @@ var file_maka_resource_v1_resource_proto_depIdxs = []int32{
 	0,  // 42: maka.resource.v1.RunCount.status:type_name -> maka.resource.v1.RunStatus
 	40, // 43: maka.resource.v1.ShutdownResponse.ended:type_name -> maka.resource.v1.RunCount
 	8,  // 44: maka.resource.v1.ArchiveSessionResponse.stopped:type_name -> maka.resource.v1.Run
-	4,  // 45: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
-	12, // 46: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
-	14, // 47: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
-	16, // 48: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
-	18, // 49: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
-	20, // 50: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
-	22, // 51: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
-	24, // 52: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
-	26, // 53: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
-	28, // 54: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
-	30, // 55: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
-	32, // 56: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
-	39, // 57: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
-	42, // 58: maka.resource.v1.ResourceService.RegisterSession:input_type -> maka.resource.v1.RegisterSessionRequest
-	44, // 59: maka.resource.v1.ResourceService.ArchiveSession:input_type -> maka.resource.v1.ArchiveSessionRequest
-	5,  // 60: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
-	13, // 61: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
-	15, // 62: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
-	17, // 63: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
-	19, // 64: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
-	21, // 65: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
-	23, // 66: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
-	25, // 67: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
-	27, // 68: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
-	29, // 69: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
-	31, // 70: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
-	38, // 71: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
-	41, // 72: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
-	43, // 73: maka.resource.v1.ResourceService.RegisterSession:output_type -> maka.resource.v1.RegisterSessionResponse
-	45, // 74: maka.resource.v1.ResourceService.ArchiveSession:output_type -> maka.resource.v1.ArchiveSessionResponse
-	60, // [60:75] is the sub-list for method output_type
-	45, // [45:60] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	9,  // 45: maka.resource.v1.ReadRunOutputResponse.chunks:type_name -> maka.resource.v1.OutputChunk
+	10, // 46: maka.resource.v1.ReadRunOutputResponse.omitted:type_name -> maka.resource.v1.OutputGap
+	4,  // 47: maka.resource.v1.ResourceService.GetServerInfo:input_type -> maka.resource.v1.GetServerInfoRequest
+	12, // 48: maka.resource.v1.ResourceService.OpenConnection:input_type -> maka.resource.v1.OpenConnectionRequest
+	14, // 49: maka.resource.v1.ResourceService.RunForeground:input_type -> maka.resource.v1.RunForegroundRequest
+	16, // 50: maka.resource.v1.ResourceService.StartBackground:input_type -> maka.resource.v1.StartBackgroundRequest
+	18, // 51: maka.resource.v1.ResourceService.GetRun:input_type -> maka.resource.v1.GetRunRequest
+	20, // 52: maka.resource.v1.ResourceService.ListRuns:input_type -> maka.resource.v1.ListRunsRequest
+	22, // 53: maka.resource.v1.ResourceService.StopRun:input_type -> maka.resource.v1.StopRunRequest
+	24, // 54: maka.resource.v1.ResourceService.WatchRuns:input_type -> maka.resource.v1.WatchRunsRequest
+	26, // 55: maka.resource.v1.ResourceService.AcquireController:input_type -> maka.resource.v1.AcquireControllerRequest
+	28, // 56: maka.resource.v1.ResourceService.ControlController:input_type -> maka.resource.v1.ControlControllerRequest
+	30, // 57: maka.resource.v1.ResourceService.ReleaseController:input_type -> maka.resource.v1.ReleaseControllerRequest
+	32, // 58: maka.resource.v1.ResourceService.Attach:input_type -> maka.resource.v1.AttachRequest
+	39, // 59: maka.resource.v1.ResourceService.Shutdown:input_type -> maka.resource.v1.ShutdownRequest
+	42, // 60: maka.resource.v1.ResourceService.RegisterSession:input_type -> maka.resource.v1.RegisterSessionRequest
+	44, // 61: maka.resource.v1.ResourceService.ArchiveSession:input_type -> maka.resource.v1.ArchiveSessionRequest
+	46, // 62: maka.resource.v1.ResourceService.ReadRunOutput:input_type -> maka.resource.v1.ReadRunOutputRequest
+	5,  // 63: maka.resource.v1.ResourceService.GetServerInfo:output_type -> maka.resource.v1.GetServerInfoResponse
+	13, // 64: maka.resource.v1.ResourceService.OpenConnection:output_type -> maka.resource.v1.OpenConnectionResponse
+	15, // 65: maka.resource.v1.ResourceService.RunForeground:output_type -> maka.resource.v1.RunForegroundResponse
+	17, // 66: maka.resource.v1.ResourceService.StartBackground:output_type -> maka.resource.v1.StartBackgroundResponse
+	19, // 67: maka.resource.v1.ResourceService.GetRun:output_type -> maka.resource.v1.GetRunResponse
+	21, // 68: maka.resource.v1.ResourceService.ListRuns:output_type -> maka.resource.v1.ListRunsResponse
+	23, // 69: maka.resource.v1.ResourceService.StopRun:output_type -> maka.resource.v1.StopRunResponse
+	25, // 70: maka.resource.v1.ResourceService.WatchRuns:output_type -> maka.resource.v1.WatchRunsResponse
+	27, // 71: maka.resource.v1.ResourceService.AcquireController:output_type -> maka.resource.v1.AcquireControllerResponse
+	29, // 72: maka.resource.v1.ResourceService.ControlController:output_type -> maka.resource.v1.ControlControllerResponse
+	31, // 73: maka.resource.v1.ResourceService.ReleaseController:output_type -> maka.resource.v1.ReleaseControllerResponse
+	38, // 74: maka.resource.v1.ResourceService.Attach:output_type -> maka.resource.v1.AttachResponse
+	41, // 75: maka.resource.v1.ResourceService.Shutdown:output_type -> maka.resource.v1.ShutdownResponse
+	43, // 76: maka.resource.v1.ResourceService.RegisterSession:output_type -> maka.resource.v1.RegisterSessionResponse
+	45, // 77: maka.resource.v1.ResourceService.ArchiveSession:output_type -> maka.resource.v1.ArchiveSessionResponse
+	47, // 78: maka.resource.v1.ResourceService.ReadRunOutput:output_type -> maka.resource.v1.ReadRunOutputResponse
+	63, // [63:79] is the sub-list for method output_type
+	47, // [47:63] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_maka_resource_v1_resource_proto_init() }
@@ -3966,7 +4193,7 @@ func file_maka_resource_v1_resource_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_resource_v1_resource_proto_rawDesc), len(file_maka_resource_v1_resource_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   44,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -36,6 +36,7 @@ const (
 	ResourceService_Shutdown_FullMethodName          = "/maka.resource.v1.ResourceService/Shutdown"
 	ResourceService_RegisterSession_FullMethodName   = "/maka.resource.v1.ResourceService/RegisterSession"
 	ResourceService_ArchiveSession_FullMethodName    = "/maka.resource.v1.ResourceService/ArchiveSession"
+	ResourceService_ReadRunOutput_FullMethodName     = "/maka.resource.v1.ResourceService/ReadRunOutput"
 )
 
 // ResourceServiceClient is the client API for ResourceService service.
@@ -68,7 +69,11 @@ type ResourceServiceClient interface {
 	OpenConnection(ctx context.Context, in *OpenConnectionRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[OpenConnectionResponse], error)
 	// RunForeground runs a command over pipes and streams its output chunks, then one final
 	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-	// StartBackground). Cancelling the call cancels the run.
+	// StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+	// run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+	// slowly the client reads: it comes from memory while the client keeps up, from the journal
+	// when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+	// stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
 	// Who may call: The kernel or admin role; in standalone mode also a client principal in a session
 	// it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
 	// another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
@@ -124,8 +129,15 @@ type ResourceServiceClient interface {
 	ReleaseController(ctx context.Context, in *ReleaseControllerRequest, opts ...grpc.CallOption) (*ReleaseControllerResponse, error)
 	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
 	// run, its current screen), replays output after the requested sequence, then streams live
-	// output until the run ends (`ended`). With a controller id the stream holds the lease for
-	// its lifetime, and `control` messages go through the same sequence rules as
+	// output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+	// --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+	// that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+	// bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+	// the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+	// then `ended`, until the run's session is archived or deleted or the journals of ended runs
+	// exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+	// first): then one OutputGap for all its output. With a controller id the stream holds the
+	// lease for its lifetime, and `control` messages go through the same sequence rules as
 	// ControlController; each is answered with a `control` outcome.
 	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
 	// anyone else gets NOT_FOUND, as for an unknown ref.
@@ -147,8 +159,18 @@ type ResourceServiceClient interface {
 	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
 	// period, then KILL; the final states are recorded) and refuses its operations from then on:
 	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	// It also removes the output journals of the session's runs (their records stay).
 	// Who may call: The kernel role only (PERMISSION_DENIED otherwise).
 	ArchiveSession(ctx context.Context, in *ArchiveSessionRequest, opts ...grpc.CallOption) (*ArchiveSessionResponse, error)
+	// ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+	// after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+	// on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+	// exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+	// newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+	// "last": the newest sequence).
+	// Who may call: As GetRun: the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
+	ReadRunOutput(ctx context.Context, in *ReadRunOutputRequest, opts ...grpc.CallOption) (*ReadRunOutputResponse, error)
 }
 
 type resourceServiceClient struct {
@@ -339,6 +361,16 @@ func (c *resourceServiceClient) ArchiveSession(ctx context.Context, in *ArchiveS
 	return out, nil
 }
 
+func (c *resourceServiceClient) ReadRunOutput(ctx context.Context, in *ReadRunOutputRequest, opts ...grpc.CallOption) (*ReadRunOutputResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ReadRunOutputResponse)
+	err := c.cc.Invoke(ctx, ResourceService_ReadRunOutput_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ResourceServiceServer is the server API for ResourceService service.
 // All implementations must embed UnimplementedResourceServiceServer
 // for forward compatibility.
@@ -369,7 +401,11 @@ type ResourceServiceServer interface {
 	OpenConnection(*OpenConnectionRequest, grpc.ServerStreamingServer[OpenConnectionResponse]) error
 	// RunForeground runs a command over pipes and streams its output chunks, then one final
 	// result. Foreground runs never get a PTY: asking for one is INVALID_ARGUMENT (use
-	// StartBackground). Cancelling the call cancels the run.
+	// StartBackground). Cancelling the call cancels the run. The stream carries every byte the
+	// run's journal keeps (the first --max-run-output-bytes of output, default 32 MiB), however
+	// slowly the client reads: it comes from memory while the client keeps up, from the journal
+	// when it falls behind. Output beyond that bound is one OutputGap with its exact bytes per
+	// stream; the whole kept output stays readable afterwards by ref (ReadRunOutput).
 	// Who may call: The kernel or admin role; in standalone mode also a client principal in a session
 	// it owns (the first principal to use a session owns it). A client principal gets NOT_FOUND for
 	// another's session and PERMISSION_DENIED in a session the kernel registered, its own included:
@@ -425,8 +461,15 @@ type ResourceServiceServer interface {
 	ReleaseController(context.Context, *ReleaseControllerRequest) (*ReleaseControllerResponse, error)
 	// Attach follows a run: the client sends `start` first; the server answers `attached` (the
 	// run, its current screen), replays output after the requested sequence, then streams live
-	// output until the run ends (`ended`). With a controller id the stream holds the lease for
-	// its lifetime, and `control` messages go through the same sequence rules as
+	// output until the run ends (`ended`). Every chunk the run's journal keeps (its first
+	// --max-run-output-bytes, default 32 MiB) reaches the client however slowly it reads; past
+	// that bound it gets what memory still holds (the newest 1 MiB) and one OutputGap, with exact
+	// bytes per stream, for each stretch it missed. After the run ends, also across restarts of
+	// the service, `after_sequence` 0 replays the kept chunks, then one OutputGap for the rest,
+	// then `ended`, until the run's session is archived or deleted or the journals of ended runs
+	// exceed --max-kept-output-bytes (default 1 GiB; the runs that ended first lose theirs
+	// first): then one OutputGap for all its output. With a controller id the stream holds the
+	// lease for its lifetime, and `control` messages go through the same sequence rules as
 	// ControlController; each is answered with a `control` outcome.
 	// Who may call: A principal with the kernel or admin role, or the owner of the run's session;
 	// anyone else gets NOT_FOUND, as for an unknown ref.
@@ -448,8 +491,18 @@ type ResourceServiceServer interface {
 	// ArchiveSession stops every active run of a session (TERM to each process group, a grace
 	// period, then KILL; the final states are recorded) and refuses its operations from then on:
 	// FAILED_PRECONDITION/SESSION_ARCHIVED, or NOT_FOUND/NOT_FOUND once deleted. Idempotent.
+	// It also removes the output journals of the session's runs (their records stay).
 	// Who may call: The kernel role only (PERMISSION_DENIED otherwise).
 	ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error)
+	// ReadRunOutput reads a run's kept output by ref, a page at a time, live or ended (also
+	// after a restart): the chunks after `after_sequence`, exactly as the run printed them, then
+	// on the last page the chunks that were not kept (beyond --max-run-output-bytes) with their
+	// exact bytes per stream. Same caller rules as GetRun. An after_sequence beyond the run's
+	// newest output, or inside output that was not kept, is OUT_OF_RANGE (ErrorInfo metadata
+	// "last": the newest sequence).
+	// Who may call: As GetRun: the kernel or admin role, or the owner of the run's session;
+	// anyone else gets NOT_FOUND, as for an unknown ref.
+	ReadRunOutput(context.Context, *ReadRunOutputRequest) (*ReadRunOutputResponse, error)
 	mustEmbedUnimplementedResourceServiceServer()
 }
 
@@ -504,6 +557,9 @@ func (UnimplementedResourceServiceServer) RegisterSession(context.Context, *Regi
 }
 func (UnimplementedResourceServiceServer) ArchiveSession(context.Context, *ArchiveSessionRequest) (*ArchiveSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ArchiveSession not implemented")
+}
+func (UnimplementedResourceServiceServer) ReadRunOutput(context.Context, *ReadRunOutputRequest) (*ReadRunOutputResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ReadRunOutput not implemented")
 }
 func (UnimplementedResourceServiceServer) mustEmbedUnimplementedResourceServiceServer() {}
 func (UnimplementedResourceServiceServer) testEmbeddedByValue()                         {}
@@ -764,6 +820,24 @@ func _ResourceService_ArchiveSession_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ResourceService_ReadRunOutput_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ReadRunOutputRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ResourceServiceServer).ReadRunOutput(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ResourceService_ReadRunOutput_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ResourceServiceServer).ReadRunOutput(ctx, req.(*ReadRunOutputRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ResourceService_ServiceDesc is the grpc.ServiceDesc for ResourceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -814,6 +888,10 @@ var ResourceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ArchiveSession",
 			Handler:    _ResourceService_ArchiveSession_Handler,
+		},
+		{
+			MethodName: "ReadRunOutput",
+			Handler:    _ResourceService_ReadRunOutput_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,4 +1,4 @@
-"""The live-run limits a new run is admitted under: all runs, one session's runs, PTY runs."""
+"""The live-run limits a new run is admitted under: in all, per session, and PTYs."""
 
 from __future__ import annotations
 
@@ -12,19 +12,18 @@ from resource_service.core.requests import BashInput
 __all__ = ["check_live_limits"]
 
 
-def check_live_limits(config: ShellRunConfig, runs: Sequence[LiveRun], request: BashInput) -> None:
-    """Raise :class:`ResourceExhaustedError` if admitting *request* next to the live *runs*
-    would exceed a limit."""
-    live = len(runs)
-    ptys = sum(1 for run in runs if run.record.mode == "pty")
-    if live >= config.max_live_runs:
+def check_live_limits(config: ShellRunConfig, live: Sequence[LiveRun], request: BashInput) -> None:
+    """Refuse *request* (``ResourceExhaustedError`` naming the limit) if one more run would
+    exceed a limit, given the runs *live* now (including runs still starting)."""
+    ptys = sum(1 for run in live if run.record.mode == "pty")
+    if len(live) >= config.max_live_runs:
         raise ResourceExhaustedError(
-            f"{live} shell runs are live (limit {config.max_live_runs}); "
+            f"{len(live)} shell runs are live (limit {config.max_live_runs}); "
             "stop one or wait for one to finish",
             limit_name="max_live_runs",
             limit=config.max_live_runs,
         )
-    own = sum(1 for run in runs if run.record.session_id == request.session_id)
+    own = sum(1 for run in live if run.record.session_id == request.session_id)
     cap = config.live_runs_per_session
     if own >= cap:
         raise ResourceExhaustedError(
