@@ -1,8 +1,13 @@
 """The kernel's link to the resource service: a :class:`~kernel_service.core.tools.ToolHost`.
 
 It calls ``maka-resource`` through the Python SDK (:class:`maka_client.aio.ResourceClient`),
-the way any client does. Every unary call carries a deadline (``call_timeout``); a foreground
-run's stream carries the run's own timeout plus a margin. The channel reconnects on its own
+the way any client does. Every unary call carries a deadline (``call_timeout``, the kernel's
+``--resource-timeout``); a foreground run's stream must report ``started`` within that deadline
+too, and then carries the run's own timeout plus a margin. The channel pings the service every
+half of ``call_timeout`` and drops the connection when a ping goes unanswered for the other half
+(:func:`maka_client.keepalive.link_policy`), so a frozen service (stopped, hung, its host gone)
+fails every call and stream within ``call_timeout``; a (re)connection is waited for at most
+:data:`CONNECT_TIMEOUT`. The channel reconnects on its own
 (backoff capped at two seconds), so after the resource service restarts the next tool call
 goes through again. Transport failures, deadlines and a draining service become
 :class:`ToolHostUnavailableError`; refusals keep the service's reason.
@@ -15,6 +20,7 @@ successful call.
 
 from __future__ import annotations
 
+import asyncio
 import codecs
 import logging
 from collections.abc import AsyncIterator
@@ -25,6 +31,7 @@ from maka.resource.v1 import resource_pb2 as pb
 from maka_client import errors
 from maka_client.aio import ClientOptions, ResourceClient
 from maka_client.credentials import TlsFiles
+from maka_client.keepalive import link_policy
 
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.tools import (
@@ -81,6 +88,39 @@ def run_info(run: pb.Run) -> RunInfo:
     )
 
 
+async def _once(
+    response: pb.RunForegroundResponse,
+) -> AsyncIterator[pb.RunForegroundResponse]:
+    yield response
+
+
+async def _run_events(
+    responses: AsyncIterator[pb.RunForegroundResponse],
+) -> AsyncIterator[RunEvent]:
+    """The core's events of a foreground run's stream (output decoded as UTF-8 per stream)."""
+    decoders = {
+        stream: codecs.getincrementaldecoder("utf-8")(errors="replace")
+        for stream in ("stdout", "stderr")
+    }
+    async for response in responses:
+        kind = response.WhichOneof("event")
+        if kind == "started":
+            yield RunStarted(run=run_info(response.started))
+        elif kind == "output":
+            chunk = response.output
+            stream: Literal["stdout", "stderr"] = (
+                "stderr" if chunk.stream == pb.OUTPUT_STREAM_STDERR else "stdout"
+            )
+            text = decoders[stream].decode(chunk.data)
+            if text:
+                yield RunOutput(text=text, stream=stream)
+        elif kind == "gap":
+            gap = response.gap
+            yield RunOutput(text=f"\n[output {gap.first_sequence}..{gap.last_sequence} dropped]\n")
+        elif kind == "result":
+            yield RunEnded(run=run_info(response.result))
+
+
 @dataclass(frozen=True)
 class LinkCredential:
     """The link's credential: a token (``None``: ``MAKA_TOKEN``, then the local credential of
@@ -106,10 +146,16 @@ class ResourceLink:
         self.call_timeout = call_timeout
         #: How long a tool call waits for a connection to the service before it fails.
         self.connect_timeout = min(call_timeout, CONNECT_TIMEOUT)
+        self.keepalive = link_policy(call_timeout)
         self._client = ResourceClient(
             address,
             options=ClientOptions(
                 timeout=call_timeout,
+                keepalive=self.keepalive,
+                # Every ping the channel sends (not only keepalive ones: gRPC's bandwidth probes
+                # too, which would otherwise hold the keepalive ping back for gRPC's own minute)
+                # times out like a keepalive ping.
+                channel_options=(("grpc.http2.ping_timeout_ms", self.keepalive.ping_timeout_ms),),
                 client_name="maka-kernel",
                 token=credential.token,
                 data_dir=credential.data_dir,
@@ -128,11 +174,15 @@ class ResourceLink:
 
     def _failure(self, error: errors.MakaError, doing: str) -> ToolHostError:
         if isinstance(error, errors.UnavailableError | errors.DrainingError):
-            what = (
-                "is shutting down"
-                if isinstance(error, errors.DrainingError)
-                else "is unreachable or did not answer in time"
-            )
+            if isinstance(error, errors.DrainingError):
+                what = "is shutting down"
+            elif "ping timeout" in error.message.lower() or "keepalive" in error.message.lower():
+                what = (
+                    "stopped answering: a keepalive ping went unanswered for "
+                    f"{self.keepalive.ping_timeout_ms / 1000:g} s"
+                )
+            else:
+                what = "is unreachable or did not answer in time"
             return ToolHostUnavailableError(
                 f"the resource service at {self._address} {what} ({doing}: {error.message})",
                 reason=error.reason,
@@ -185,10 +235,6 @@ class ResourceLink:
 
     async def run_foreground(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
         timeout_ms = spec.timeout_ms or DEFAULT_FOREGROUND_TIMEOUT_MS
-        decoders = {
-            stream: codecs.getincrementaldecoder("utf-8")(errors="replace")
-            for stream in ("stdout", "stderr")
-        }
         events = self._client.run_foreground(
             spec.session_id,
             spec.command,
@@ -200,31 +246,37 @@ class ResourceLink:
             timeout=timeout_ms / 1000 + STREAM_MARGIN,
         )
         try:
-            async for response in events:
-                kind = response.WhichOneof("event")
-                if kind == "started":
-                    yield RunStarted(run=run_info(response.started))
-                elif kind == "output":
-                    chunk = response.output
-                    stream: Literal["stdout", "stderr"] = (
-                        "stderr" if chunk.stream == pb.OUTPUT_STREAM_STDERR else "stdout"
-                    )
-                    text = decoders[stream].decode(chunk.data)
-                    if text:
-                        yield RunOutput(text=text, stream=stream)
-                elif kind == "gap":
-                    gap = response.gap
-                    yield RunOutput(
-                        text=f"\n[output {gap.first_sequence}..{gap.last_sequence} dropped]\n"
-                    )
-                elif kind == "result":
-                    yield RunEnded(run=run_info(response.result))
+            first = await self._started(events, spec)
+            if first is not None:
+                yield first
+                async for event in _run_events(events):
+                    yield event
         except errors.MakaError as error:
             raise self._failure(error, f"running {spec.command!r}") from error
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+    async def _started(
+        self, events: AsyncIterator[pb.RunForegroundResponse], spec: RunSpec
+    ) -> RunEvent | None:
+        """The stream's first event (``started``), which must come within ``call_timeout``:
+        a service that accepted the call but does not start the run fails it then."""
+        try:
+            async with asyncio.timeout(self.call_timeout):
+                response = await anext(aiter(events), None)
+        except TimeoutError:
+            raise ToolHostUnavailableError(
+                f"the resource service at {self._address} did not answer in time: "
+                f"{spec.command!r} was not reported started within {self.call_timeout:g} s "
+                "(--resource-timeout)"
+            ) from None
+        if response is None:
+            return None
+        async for event in _run_events(_once(response)):
+            return event
+        return None
 
     async def start_background(self, spec: RunSpec) -> RunInfo:
         try:

@@ -139,15 +139,19 @@ async def serve(
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     handle_signals: bool = True,
-    keepalive: KeepalivePolicy = KEEPALIVE,
+    keepalive: KeepalivePolicy | None = None,
 ) -> int:
     """Run *service* until shut down; return the process exit code.
 
     With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (they are
     process-wide): for hosting a server inside another program, such as a test, that ends it
     through :meth:`ServerHost.shutdown` instead. *keepalive* is the ping policy shared with the
-    clients (:mod:`maka_client.keepalive`); tests shrink its intervals.
+    clients (:mod:`maka_client.keepalive`); tests shrink its intervals. Without it, the
+    service's own ``keepalive`` attribute if it has one (the resource service accepts the
+    kernel link's faster pings), else :data:`~maka_client.keepalive.KEEPALIVE`.
     """
+    if keepalive is None:
+        keepalive = getattr(service, "keepalive", KEEPALIVE)
     host = ServerHost(config, service)
     refused = _refuse_insecure(host)
     if refused is not None:
