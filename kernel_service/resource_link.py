@@ -21,7 +21,6 @@ successful call.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -34,10 +33,12 @@ from maka_client.credentials import TlsFiles
 from maka_client.keepalive import link_policy
 
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.tool_output import RESULT_CHARS
 from kernel_service.core.tools import (
     HostShutdownReport,
     RunEnded,
     RunEvent,
+    RunGap,
     RunInfo,
     RunOutput,
     RunSpec,
@@ -68,15 +69,19 @@ def _status(value: pb.RunStatus.ValueType) -> RunStatusName:
 
 
 def run_info(run: pb.Run) -> RunInfo:
-    """The core's view of a resource-service run."""
+    """The core's view of a resource-service run; its output is bounded: the last
+    :data:`~kernel_service.core.tool_output.RESULT_CHARS` characters of each stream, and one
+    more so that a result knows it was cut (the resource service keeps a megabyte of each;
+    the kernel needs only what a result shows)."""
     output = ""
     if run.HasField("pipes"):
-        output = run.pipes.stdout
+        output = run.pipes.stdout[-RESULT_CHARS - 1 :]
         if run.pipes.stderr:
             output = f"{output}{'' if not output or output.endswith(chr(10)) else chr(10)}"
-            output += run.pipes.stderr
+            output += run.pipes.stderr[-RESULT_CHARS - 1 :]
     elif run.HasField("screen"):
-        output = "\n".join([*run.screen.scrollback, *run.screen.lines]).rstrip()
+        lines = [*run.screen.scrollback, *run.screen.lines]
+        output = "\n".join(lines).rstrip()[-RESULT_CHARS - 1 :]
     return RunInfo(
         ref=run.ref,
         status=_status(run.status),
@@ -88,37 +93,23 @@ def run_info(run: pb.Run) -> RunInfo:
     )
 
 
-async def _once(
-    response: pb.RunForegroundResponse,
-) -> AsyncIterator[pb.RunForegroundResponse]:
-    yield response
-
-
-async def _run_events(
-    responses: AsyncIterator[pb.RunForegroundResponse],
-) -> AsyncIterator[RunEvent]:
-    """The core's events of a foreground run's stream (output decoded as UTF-8 per stream)."""
-    decoders = {
-        stream: codecs.getincrementaldecoder("utf-8")(errors="replace")
-        for stream in ("stdout", "stderr")
-    }
-    async for response in responses:
-        kind = response.WhichOneof("event")
-        if kind == "started":
-            yield RunStarted(run=run_info(response.started))
-        elif kind == "output":
-            chunk = response.output
-            stream: Literal["stdout", "stderr"] = (
-                "stderr" if chunk.stream == pb.OUTPUT_STREAM_STDERR else "stdout"
-            )
-            text = decoders[stream].decode(chunk.data)
-            if text:
-                yield RunOutput(text=text, stream=stream)
-        elif kind == "gap":
-            gap = response.gap
-            yield RunOutput(text=f"\n[output {gap.first_sequence}..{gap.last_sequence} dropped]\n")
-        elif kind == "result":
-            yield RunEnded(run=run_info(response.result))
+def _run_event(response: pb.RunForegroundResponse) -> RunEvent | None:
+    """The core's event of one response of a foreground run's stream."""
+    kind = response.WhichOneof("event")
+    if kind == "started":
+        return RunStarted(run=run_info(response.started))
+    if kind == "output":
+        chunk = response.output
+        stream: Literal["stdout", "stderr"] = (
+            "stderr" if chunk.stream == pb.OUTPUT_STREAM_STDERR else "stdout"
+        )
+        return RunOutput(data=chunk.data, stream=stream)
+    if kind == "gap":
+        gap = response.gap
+        return RunGap(stdout_bytes=gap.stdout_bytes + gap.pty_bytes, stderr_bytes=gap.stderr_bytes)
+    if kind == "result":
+        return RunEnded(run=run_info(response.result))
+    return None
 
 
 @dataclass(frozen=True)
@@ -249,8 +240,10 @@ class ResourceLink:
             first = await self._started(events, spec)
             if first is not None:
                 yield first
-                async for event in _run_events(events):
-                    yield event
+                async for response in events:
+                    event = _run_event(response)
+                    if event is not None:
+                        yield event
         except errors.MakaError as error:
             raise self._failure(error, f"running {spec.command!r}") from error
         finally:
@@ -272,11 +265,7 @@ class ResourceLink:
                 f"{spec.command!r} was not reported started within {self.call_timeout:g} s "
                 "(--resource-timeout)"
             ) from None
-        if response is None:
-            return None
-        async for event in _run_events(_once(response)):
-            return event
-        return None
+        return None if response is None else _run_event(response)
 
     async def start_background(self, spec: RunSpec) -> RunInfo:
         try:

@@ -44,6 +44,7 @@ from kernel_service.core import (
 )
 from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
 from kernel_service.core.recovery import recover_interrupted
+from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import LinkCredential, ResourceLink
@@ -54,6 +55,7 @@ from maka_common.config import (
     CommonConfig,
     SettingsParser,
     bounded_int,
+    byte_size,
     positive_seconds,
     target_address,
 )
@@ -92,6 +94,8 @@ class KernelConfig:
     max_queued_messages: int = DEFAULT_MAX_MESSAGES
     max_queued_bytes: int = DEFAULT_MAX_BYTES
     max_early_stops: int = 16
+    #: Per stream, the most bytes of one tool call's output kept in the log.
+    tool_output_budget_bytes: int = DEFAULT_BUDGET_BYTES
     #: The resource link's credential: a file holding its bearer token (empty: ``MAKA_TOKEN``,
     #: then the local credential of the data directory) and TLS files (empty: plaintext).
     resource_token_file: str = ""
@@ -196,8 +200,23 @@ def _add_turn_settings(settings: SettingsParser) -> None:
     )
 
 
+def _output_budget(value: str) -> int:
+    size = byte_size(value)
+    if size > MAX_BUDGET_BYTES:
+        raise argparse.ArgumentTypeError(f"expected 1KiB to 64MiB, got {value!r}")
+    return size
+
+
 def _add_limit_settings(settings: SettingsParser) -> None:
     """The kernel's limits (see the README's limits section)."""
+    settings.add(
+        "tool-output-budget-bytes",
+        type=_output_budget,
+        default=str(DEFAULT_BUDGET_BYTES),
+        metavar="BYTES",
+        help="most bytes of each stream (stdout, stderr) of one tool call kept in the session's "
+        "log; the rest is counted in the tool_result's truncation record (1KiB to 64MiB)",
+    )
     settings.add(
         "max-page-bytes",
         type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
@@ -255,6 +274,7 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_queued_messages=int(ns.max_queued_messages),
         max_queued_bytes=int(ns.max_queued_bytes),
         max_early_stops=int(ns.max_early_stops),
+        tool_output_budget_bytes=int(ns.tool_output_budget_bytes),
         resource_token_file=ns.resource_token_file,
         resource_tls_ca=ns.resource_tls_ca,
         resource_tls_cert=ns.resource_tls_cert,
@@ -322,10 +342,9 @@ class KernelService:
             call_timeout=self.config.resource_timeout,
             credential=resource_credential(self.config),
         )
-        self.backends.register(SHELL, shell_factory(self.resources, self.approvals))
-        self.backends.register(
-            llm.KIND, llm.llm_factory(self.config.llm_connections, self.resources, self.approvals)
-        )
+        tools = (self.resources, self.approvals, self.config.tool_output_budget_bytes)
+        self.backends.register(SHELL, shell_factory(*tools))
+        self.backends.register(llm.KIND, llm.llm_factory(self.config.llm_connections, *tools))
         try:
             root = resolve_storage_root(self.config.common.service_data_dir, "kernel")
             self._owner = acquire_root_owner(root)

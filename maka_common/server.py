@@ -146,12 +146,9 @@ async def serve(
     With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (they are
     process-wide): for hosting a server inside another program, such as a test, that ends it
     through :meth:`ServerHost.shutdown` instead. *keepalive* is the ping policy shared with the
-    clients (:mod:`maka_client.keepalive`); tests shrink its intervals. Without it, the
-    service's own ``keepalive`` attribute if it has one (the resource service accepts the
-    kernel link's faster pings), else :data:`~maka_client.keepalive.KEEPALIVE`.
+    clients (:mod:`maka_client.keepalive`), by default the service's ``keepalive`` if it has
+    one (the resource service accepts the kernel link's faster pings), else ``KEEPALIVE``.
     """
-    if keepalive is None:
-        keepalive = getattr(service, "keepalive", KEEPALIVE)
     host = ServerHost(config, service)
     refused = _refuse_insecure(host)
     if refused is not None:
@@ -209,9 +206,11 @@ def _refuse_insecure(host: ServerHost) -> int | None:
 def _grpc_server(
     host: ServerHost,
     interceptors: Sequence[grpc.aio.ServerInterceptor],
-    keepalive: KeepalivePolicy,
+    keepalive: KeepalivePolicy | None,
 ) -> grpc.aio.Server:
     config = host.config
+    if keepalive is None:
+        keepalive = getattr(host.service, "keepalive", KEEPALIVE)
     limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
     domain = f"{config.service}.maka"
     return grpc.aio.server(

@@ -40,6 +40,7 @@ from kernel_service.core.backend import (
 )
 from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES
 from kernel_service.core.tools import ToolHost
 
 KIND = "shell"
@@ -91,11 +92,15 @@ class ShellBackend(ControlledBackend):
     kind = KIND
 
     def __init__(
-        self, header: SessionHeader, host: ToolHost | None, approvals: SessionApprovals
+        self,
+        header: SessionHeader,
+        host: ToolHost | None,
+        approvals: SessionApprovals,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
     ) -> None:
         self.header = header
         self.control = TurnControl(host)
-        self.bash = BashTool(host, self.control, approvals)
+        self.bash = BashTool(host, self.control, approvals, budget_bytes)
 
     async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
         self.control.begin()
@@ -159,7 +164,8 @@ class ShellBackend(ControlledBackend):
 
 
 def shell_factory(
-    host: ToolHost | None, approvals: SessionApprovals
+    host: ToolHost | None, approvals: SessionApprovals, budget_bytes: int = DEFAULT_BUDGET_BYTES
 ) -> Callable[[SessionHeader], ShellBackend]:
-    """A registry factory: every session's shell backend shares *host* and *approvals*."""
-    return lambda header: ShellBackend(header, host, approvals)
+    """A registry factory: every session's shell backend shares *host* and *approvals* (and
+    keeps *budget_bytes* of each stream of a tool call's output)."""
+    return lambda header: ShellBackend(header, host, approvals, budget_bytes)

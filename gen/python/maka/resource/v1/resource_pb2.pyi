@@ -498,19 +498,31 @@ class OutputGap(_message.Message):
 
     FIRST_SEQUENCE_FIELD_NUMBER: _builtins.int
     LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    STDOUT_BYTES_FIELD_NUMBER: _builtins.int
+    STDERR_BYTES_FIELD_NUMBER: _builtins.int
+    PTY_BYTES_FIELD_NUMBER: _builtins.int
     first_sequence: _builtins.int
     """The first sequence that was dropped."""
     last_sequence: _builtins.int
     """The last sequence that was dropped."""
+    stdout_bytes: _builtins.int
+    """Exact bytes of standard output in the dropped chunks (set by the resource service)."""
+    stderr_bytes: _builtins.int
+    """Exact bytes of standard error in the dropped chunks (set by the resource service)."""
+    pty_bytes: _builtins.int
+    """Exact bytes of PTY output in the dropped chunks (set by the resource service)."""
     def __init__(
         self,
         *,
         first_sequence: _builtins.int = ...,
         last_sequence: _builtins.int = ...,
+        stdout_bytes: _builtins.int = ...,
+        stderr_bytes: _builtins.int = ...,
+        pty_bytes: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_sequence", b"first_sequence", "last_sequence", b"last_sequence"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_sequence", b"first_sequence", "last_sequence", b"last_sequence", "pty_bytes", b"pty_bytes", "stderr_bytes", b"stderr_bytes", "stdout_bytes", b"stdout_bytes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -953,7 +953,13 @@ type OutputGap struct {
 	// The first sequence that was dropped.
 	FirstSequence int64 `protobuf:"varint,1,opt,name=first_sequence,json=firstSequence,proto3" json:"first_sequence,omitempty"`
 	// The last sequence that was dropped.
-	LastSequence  int64 `protobuf:"varint,2,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	LastSequence int64 `protobuf:"varint,2,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	// Exact bytes of standard output in the dropped chunks (set by the resource service).
+	StdoutBytes int64 `protobuf:"varint,3,opt,name=stdout_bytes,json=stdoutBytes,proto3" json:"stdout_bytes,omitempty"`
+	// Exact bytes of standard error in the dropped chunks (set by the resource service).
+	StderrBytes int64 `protobuf:"varint,4,opt,name=stderr_bytes,json=stderrBytes,proto3" json:"stderr_bytes,omitempty"`
+	// Exact bytes of PTY output in the dropped chunks (set by the resource service).
+	PtyBytes      int64 `protobuf:"varint,5,opt,name=pty_bytes,json=ptyBytes,proto3" json:"pty_bytes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -998,6 +1004,27 @@ func (x *OutputGap) GetFirstSequence() int64 {
 func (x *OutputGap) GetLastSequence() int64 {
 	if x != nil {
 		return x.LastSequence
+	}
+	return 0
+}
+
+func (x *OutputGap) GetStdoutBytes() int64 {
+	if x != nil {
+		return x.StdoutBytes
+	}
+	return 0
+}
+
+func (x *OutputGap) GetStderrBytes() int64 {
+	if x != nil {
+		return x.StderrBytes
+	}
+	return 0
+}
+
+func (x *OutputGap) GetPtyBytes() int64 {
+	if x != nil {
+		return x.PtyBytes
 	}
 	return 0
 }
@@ -3499,10 +3526,13 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\vOutputChunk\x12\x1a\n" +
 	"\bsequence\x18\x01 \x01(\x03R\bsequence\x126\n" +
 	"\x06stream\x18\x02 \x01(\x0e2\x1e.maka.resource.v1.OutputStreamR\x06stream\x12\x12\n" +
-	"\x04data\x18\x03 \x01(\fR\x04data\"W\n" +
+	"\x04data\x18\x03 \x01(\fR\x04data\"\xba\x01\n" +
 	"\tOutputGap\x12%\n" +
 	"\x0efirst_sequence\x18\x01 \x01(\x03R\rfirstSequence\x12#\n" +
-	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence\"6\n" +
+	"\rlast_sequence\x18\x02 \x01(\x03R\flastSequence\x12!\n" +
+	"\fstdout_bytes\x18\x03 \x01(\x03R\vstdoutBytes\x12!\n" +
+	"\fstderr_bytes\x18\x04 \x01(\x03R\vstderrBytes\x12\x1b\n" +
+	"\tpty_bytes\x18\x05 \x01(\x03R\bptyBytes\"6\n" +
 	"\fTerminalSize\x12\x12\n" +
 	"\x04cols\x18\x01 \x01(\x05R\x04cols\x12\x12\n" +
 	"\x04rows\x18\x02 \x01(\x05R\x04rows\"8\n" +
