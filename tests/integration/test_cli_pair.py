@@ -204,7 +204,8 @@ def test_maka_turn_prints_the_exact_figures_of_truncated_output(
     # follows without dropping chunks.
     command = (
         "python3 -c 'import sys, time\n"
-        'for _ in range(200): sys.stdout.write("x" * 10000); sys.stdout.flush(); time.sleep(0.001)\''
+        "for _ in range(200):\n"
+        ' sys.stdout.write("x" * 10000); sys.stdout.flush(); time.sleep(0.001)\''
         "; echo -n oops >&2"
     )
     turn = maka(pair, "turn", session, command, "--approve", "once", home=tmp_path)
