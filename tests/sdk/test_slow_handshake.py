@@ -57,6 +57,13 @@ class _SlowStartProxy:
     def close(self) -> None:
         async def stop() -> None:
             self.server.close()
+            # End the connections' pumps (their finally closes both sockets) before the loop
+            # stops, so no transport is left for the garbage collector to find in a later test.
+            pending = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            await asyncio.sleep(0)  # the transports' close callbacks run
 
         asyncio.run_coroutine_threadsafe(stop(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
