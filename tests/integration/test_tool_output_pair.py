@@ -129,7 +129,7 @@ async def test_a_large_print_grows_the_kernels_files_by_the_budget_only(
     tmp_path: Path, workspace: Path
 ) -> None:
     growth, kept_bytes = await _growth(tmp_path, workspace, "64KiB", 64)
-    assert 0 < kept_bytes <= 64 * 1024
+    assert kept_bytes <= 64 * 1024  # less when the resource service dropped chunks (a gap)
     # The budget, the result's 16,000 characters, the records' framing and SQLite's pages.
     assert growth <= 64 * 1024 + 16_000 + MIB
 
@@ -139,7 +139,7 @@ async def test_a_gigabyte_print_grows_the_kernels_files_by_the_budget_only(
     tmp_path: Path, workspace: Path
 ) -> None:
     growth, kept_bytes = await _growth(tmp_path, workspace, "1MiB", 1024)
-    assert 0 < kept_bytes <= MIB
+    assert kept_bytes <= MIB  # less when the resource service dropped chunks (a gap)
     # SQLite's WAL is checkpointed every 1000 pages (4 MiB): it may hold that much more.
     assert growth <= MIB + 16_000 + 4 * MIB
 
