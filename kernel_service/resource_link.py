@@ -1,8 +1,13 @@
 """The kernel's link to the resource service: a :class:`~kernel_service.core.tools.ToolHost`.
 
 It calls ``maka-resource`` through the Python SDK (:class:`maka_client.aio.ResourceClient`),
-the way any client does. Every unary call carries a deadline (``call_timeout``); a foreground
-run's stream carries the run's own timeout plus a margin. The channel reconnects on its own
+the way any client does. Every unary call carries a deadline (``call_timeout``, the kernel's
+``--resource-timeout``); a foreground run's stream must report ``started`` within that deadline
+too, and then carries the run's own timeout plus a margin. The channel pings the service every
+half of ``call_timeout`` and drops the connection when a ping goes unanswered for the other half
+(:func:`maka_client.keepalive.link_policy`), so a frozen service (stopped, hung, its host gone)
+fails every call and stream within ``call_timeout``; a (re)connection is waited for at most
+:data:`CONNECT_TIMEOUT`. The channel reconnects on its own
 (backoff capped at two seconds), so after the resource service restarts the next tool call
 goes through again. Transport failures, deadlines and a draining service become
 :class:`ToolHostUnavailableError`; refusals keep the service's reason.
@@ -15,7 +20,7 @@ successful call.
 
 from __future__ import annotations
 
-import codecs
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -25,12 +30,15 @@ from maka.resource.v1 import resource_pb2 as pb
 from maka_client import errors
 from maka_client.aio import ClientOptions, ResourceClient
 from maka_client.credentials import TlsFiles
+from maka_client.keepalive import link_policy
 
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.tool_output import RESULT_CHARS
 from kernel_service.core.tools import (
     HostShutdownReport,
     RunEnded,
     RunEvent,
+    RunGap,
     RunInfo,
     RunOutput,
     RunSpec,
@@ -61,15 +69,19 @@ def _status(value: pb.RunStatus.ValueType) -> RunStatusName:
 
 
 def run_info(run: pb.Run) -> RunInfo:
-    """The core's view of a resource-service run."""
+    """The core's view of a resource-service run; its output is bounded: the last
+    :data:`~kernel_service.core.tool_output.RESULT_CHARS` characters of each stream, and one
+    more so that a result knows it was cut (the resource service keeps a megabyte of each;
+    the kernel needs only what a result shows)."""
     output = ""
     if run.HasField("pipes"):
-        output = run.pipes.stdout
+        output = run.pipes.stdout[-RESULT_CHARS - 1 :]
         if run.pipes.stderr:
             output = f"{output}{'' if not output or output.endswith(chr(10)) else chr(10)}"
-            output += run.pipes.stderr
+            output += run.pipes.stderr[-RESULT_CHARS - 1 :]
     elif run.HasField("screen"):
-        output = "\n".join([*run.screen.scrollback, *run.screen.lines]).rstrip()
+        lines = [*run.screen.scrollback, *run.screen.lines]
+        output = "\n".join(lines).rstrip()[-RESULT_CHARS - 1 :]
     return RunInfo(
         ref=run.ref,
         status=_status(run.status),
@@ -79,6 +91,25 @@ def run_info(run: pb.Run) -> RunInfo:
         message=run.message,
         output=output,
     )
+
+
+def _run_event(response: pb.RunForegroundResponse) -> RunEvent | None:
+    """The core's event of one response of a foreground run's stream."""
+    kind = response.WhichOneof("event")
+    if kind == "started":
+        return RunStarted(run=run_info(response.started))
+    if kind == "output":
+        chunk = response.output
+        stream: Literal["stdout", "stderr"] = (
+            "stderr" if chunk.stream == pb.OUTPUT_STREAM_STDERR else "stdout"
+        )
+        return RunOutput(data=chunk.data, stream=stream)
+    if kind == "gap":
+        gap = response.gap
+        return RunGap(stdout_bytes=gap.stdout_bytes + gap.pty_bytes, stderr_bytes=gap.stderr_bytes)
+    if kind == "result":
+        return RunEnded(run=run_info(response.result))
+    return None
 
 
 @dataclass(frozen=True)
@@ -106,10 +137,16 @@ class ResourceLink:
         self.call_timeout = call_timeout
         #: How long a tool call waits for a connection to the service before it fails.
         self.connect_timeout = min(call_timeout, CONNECT_TIMEOUT)
+        self.keepalive = link_policy(call_timeout)
         self._client = ResourceClient(
             address,
             options=ClientOptions(
                 timeout=call_timeout,
+                keepalive=self.keepalive,
+                # Every ping the channel sends (not only keepalive ones: gRPC's bandwidth probes
+                # too, which would otherwise hold the keepalive ping back for gRPC's own minute)
+                # times out like a keepalive ping.
+                channel_options=(("grpc.http2.ping_timeout_ms", self.keepalive.ping_timeout_ms),),
                 client_name="maka-kernel",
                 token=credential.token,
                 data_dir=credential.data_dir,
@@ -128,11 +165,15 @@ class ResourceLink:
 
     def _failure(self, error: errors.MakaError, doing: str) -> ToolHostError:
         if isinstance(error, errors.UnavailableError | errors.DrainingError):
-            what = (
-                "is shutting down"
-                if isinstance(error, errors.DrainingError)
-                else "is unreachable or did not answer in time"
-            )
+            if isinstance(error, errors.DrainingError):
+                what = "is shutting down"
+            elif "ping timeout" in error.message.lower() or "keepalive" in error.message.lower():
+                what = (
+                    "stopped answering: a keepalive ping went unanswered for "
+                    f"{self.keepalive.ping_timeout_ms / 1000:g} s"
+                )
+            else:
+                what = "is unreachable or did not answer in time"
             return ToolHostUnavailableError(
                 f"the resource service at {self._address} {what} ({doing}: {error.message})",
                 reason=error.reason,
@@ -185,10 +226,6 @@ class ResourceLink:
 
     async def run_foreground(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
         timeout_ms = spec.timeout_ms or DEFAULT_FOREGROUND_TIMEOUT_MS
-        decoders = {
-            stream: codecs.getincrementaldecoder("utf-8")(errors="replace")
-            for stream in ("stdout", "stderr")
-        }
         events = self._client.run_foreground(
             spec.session_id,
             spec.command,
@@ -200,31 +237,35 @@ class ResourceLink:
             timeout=timeout_ms / 1000 + STREAM_MARGIN,
         )
         try:
-            async for response in events:
-                kind = response.WhichOneof("event")
-                if kind == "started":
-                    yield RunStarted(run=run_info(response.started))
-                elif kind == "output":
-                    chunk = response.output
-                    stream: Literal["stdout", "stderr"] = (
-                        "stderr" if chunk.stream == pb.OUTPUT_STREAM_STDERR else "stdout"
-                    )
-                    text = decoders[stream].decode(chunk.data)
-                    if text:
-                        yield RunOutput(text=text, stream=stream)
-                elif kind == "gap":
-                    gap = response.gap
-                    yield RunOutput(
-                        text=f"\n[output {gap.first_sequence}..{gap.last_sequence} dropped]\n"
-                    )
-                elif kind == "result":
-                    yield RunEnded(run=run_info(response.result))
+            first = await self._started(events, spec)
+            if first is not None:
+                yield first
+                async for response in events:
+                    event = _run_event(response)
+                    if event is not None:
+                        yield event
         except errors.MakaError as error:
             raise self._failure(error, f"running {spec.command!r}") from error
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+    async def _started(
+        self, events: AsyncIterator[pb.RunForegroundResponse], spec: RunSpec
+    ) -> RunEvent | None:
+        """The stream's first event (``started``), which must come within ``call_timeout``:
+        a service that accepted the call but does not start the run fails it then."""
+        try:
+            async with asyncio.timeout(self.call_timeout):
+                response = await anext(aiter(events), None)
+        except TimeoutError:
+            raise ToolHostUnavailableError(
+                f"the resource service at {self._address} did not answer in time: "
+                f"{spec.command!r} was not reported started within {self.call_timeout:g} s "
+                "(--resource-timeout)"
+            ) from None
+        return None if response is None else _run_event(response)
 
     async def start_background(self, spec: RunSpec) -> RunInfo:
         try:

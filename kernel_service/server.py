@@ -44,6 +44,7 @@ from kernel_service.core import (
 )
 from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
 from kernel_service.core.recovery import recover_interrupted
+from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import LinkCredential, ResourceLink
@@ -54,6 +55,7 @@ from maka_common.config import (
     CommonConfig,
     SettingsParser,
     bounded_int,
+    byte_size,
     positive_seconds,
     target_address,
 )
@@ -95,6 +97,8 @@ class KernelConfig:
     #: Bounds of a stop (``--stop-confirm-timeout``, ``--stop-settle-timeout``).
     stop_confirm_timeout: float = 10.0
     stop_settle_timeout: float = 5.0
+    #: Per stream, the most bytes of one tool call's output kept in the log.
+    tool_output_budget_bytes: int = DEFAULT_BUDGET_BYTES
     #: The resource link's credential: a file holding its bearer token (empty: ``MAKA_TOKEN``,
     #: then the local credential of the data directory) and TLS files (empty: plaintext).
     resource_token_file: str = ""
@@ -219,8 +223,23 @@ def _add_turn_settings(settings: SettingsParser) -> None:
     )
 
 
+def _output_budget(value: str) -> int:
+    size = byte_size(value)
+    if size > MAX_BUDGET_BYTES:
+        raise argparse.ArgumentTypeError(f"expected 1KiB to 64MiB, got {value!r}")
+    return size
+
+
 def _add_limit_settings(settings: SettingsParser) -> None:
     """The kernel's limits (see the README's limits section)."""
+    settings.add(
+        "tool-output-budget-bytes",
+        type=_output_budget,
+        default=str(DEFAULT_BUDGET_BYTES),
+        metavar="BYTES",
+        help="most bytes of each stream (stdout, stderr) of one tool call kept in the session's "
+        "log; the rest is counted in the tool_result's truncation record (1KiB to 64MiB)",
+    )
     settings.add(
         "max-page-bytes",
         type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
@@ -280,6 +299,7 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_early_stops=int(ns.max_early_stops),
         stop_confirm_timeout=ns.stop_confirm_timeout or 10.0,
         stop_settle_timeout=ns.stop_settle_timeout or 5.0,
+        tool_output_budget_bytes=int(ns.tool_output_budget_bytes),
         resource_token_file=ns.resource_token_file,
         resource_tls_ca=ns.resource_tls_ca,
         resource_tls_cert=ns.resource_tls_cert,
@@ -388,11 +408,14 @@ class KernelService:
         await self._resume_unconfirmed()
 
     def _register_backends(self, host: ResourceLink) -> None:
-        confirm = self.config.stop_confirm_timeout
-        self.backends.register(SHELL, shell_factory(host, self.approvals, confirm))
-        self.backends.register(
-            llm.KIND, llm.llm_factory(self.config.llm_connections, host, self.approvals, confirm)
+        tools = (
+            host,
+            self.approvals,
+            self.config.stop_confirm_timeout,
+            self.config.tool_output_budget_bytes,
         )
+        self.backends.register(SHELL, shell_factory(*tools))
+        self.backends.register(llm.KIND, llm.llm_factory(self.config.llm_connections, *tools))
 
     async def _resume_unconfirmed(self) -> None:
         assert self.kernel is not None

@@ -139,14 +139,15 @@ async def serve(
     *,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     handle_signals: bool = True,
-    keepalive: KeepalivePolicy = KEEPALIVE,
+    keepalive: KeepalivePolicy | None = None,
 ) -> int:
     """Run *service* until shut down; return the process exit code.
 
     With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (they are
     process-wide): for hosting a server inside another program, such as a test, that ends it
     through :meth:`ServerHost.shutdown` instead. *keepalive* is the ping policy shared with the
-    clients (:mod:`maka_client.keepalive`); tests shrink its intervals.
+    clients (:mod:`maka_client.keepalive`), by default the service's ``keepalive`` if it has
+    one (the resource service accepts the kernel link's faster pings), else ``KEEPALIVE``.
     """
     host = ServerHost(config, service)
     refused = _refuse_insecure(host)
@@ -205,9 +206,11 @@ def _refuse_insecure(host: ServerHost) -> int | None:
 def _grpc_server(
     host: ServerHost,
     interceptors: Sequence[grpc.aio.ServerInterceptor],
-    keepalive: KeepalivePolicy,
+    keepalive: KeepalivePolicy | None,
 ) -> grpc.aio.Server:
     config = host.config
+    if keepalive is None:
+        keepalive = getattr(host.service, "keepalive", KEEPALIVE)
     limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
     domain = f"{config.service}.maka"
     return grpc.aio.server(

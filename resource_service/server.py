@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 import grpc
 from maka.resource.v1 import resource_pb2, resource_pb2_grpc
+from maka_client.keepalive import RESOURCE_SERVER, KeepalivePolicy
 
 from maka_common.aio import TaskOwner, race
 from maka_common.config import (
@@ -204,6 +205,8 @@ class ResourceService:
     """The resource service as a :class:`maka_common.server.Service`."""
 
     service_names = (SERVICE_NAME,)
+    #: The server's ping policy: the shared one, also accepting the kernel link's faster pings.
+    keepalive: KeepalivePolicy = RESOURCE_SERVER
 
     def __init__(self, config: ResourceConfig, *, sessions: SessionDirectory | None = None) -> None:
         self.config = config

@@ -183,6 +183,22 @@ def _fill_conversation(event: pb.SessionEvent, entry: StoredMessage) -> bool:
     return True
 
 
+def _fill_truncation(result: pb.ToolResult, figures: tuple[int, ...], run_ref: str) -> None:
+    """``ToolResult.truncation`` from the stored figures (stdout kept, stdout omitted, stderr
+    kept, stderr omitted, budget; empty: nothing was left out)."""
+    if len(figures) != 5:
+        return
+    record = result.truncation
+    (
+        record.stdout_bytes_kept,
+        record.stdout_bytes_omitted,
+        record.stderr_bytes_kept,
+        record.stderr_bytes_omitted,
+        record.budget_bytes,
+    ) = figures
+    record.run_ref = run_ref
+
+
 def _fill_tools(event: pb.SessionEvent, entry: StoredMessage) -> bool:
     """Tool calls and interactions; False for other entries."""
     match entry.type:
@@ -206,6 +222,7 @@ def _fill_tools(event: pb.SessionEvent, entry: StoredMessage) -> bool:
             event.tool_result.run_ref = entry.run_ref
             if entry.exit_code is not None:
                 event.tool_result.exit_code = entry.exit_code
+            _fill_truncation(event.tool_result, entry.truncation, entry.run_ref)
         case "sandbox_boundary_request":
             event.sandbox_boundary_request.request_id = entry.request_id
             event.sandbox_boundary_request.command = entry.command

@@ -40,10 +40,17 @@ from kernel_service.core.log.events import (
     ToolOutput,
     ToolResult,
 )
+from kernel_service.core.tool_output import (
+    DEFAULT_BUDGET_BYTES,
+    Stream,
+    ToolOutputRecord,
+    Truncation,
+    pumped,
+    result_text,
+)
 from kernel_service.core.tools import (
     RunEnded,
     RunInfo,
-    RunOutput,
     RunSpec,
     RunStarted,
     ToolHost,
@@ -60,8 +67,6 @@ LAUNCH_WAIT = 10.0
 #: runs ended (``--stop-confirm-timeout``); past it the stop fails with
 #: :class:`~kernel_service.core.errors.RunEndUnconfirmedError`.
 STOP_CONFIRM_TIMEOUT = 10.0
-#: At most this much of a run's output goes into a tool result (the tail is kept).
-RESULT_LIMIT = 16_000
 
 
 class Stopped(Exception):
@@ -334,11 +339,20 @@ class BashOutcome:
 class BashTool:
     """Runs ``bash`` tool calls on the tool host under the session's permission mode."""
 
-    def __init__(self, host: ToolHost | None, control: TurnControl, approvals: SessionApprovals):
+    def __init__(
+        self,
+        host: ToolHost | None,
+        control: TurnControl,
+        approvals: SessionApprovals,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+    ):
         self.host = host
         self.control = control
         self.approvals = approvals
+        #: Per stream, the most bytes of a call's output kept (``--tool-output-budget-bytes``).
+        self.budget_bytes = budget_bytes
         self.last: BashOutcome | None = None
+        self._output: ToolOutputRecord | None = None
 
     async def run(self, input: BackendSendInput, call: BashCall) -> AsyncIterator[BackendEvent]:
         """The call's events: ``tool_call``, maybe an approval request, output, ``tool_result``.
@@ -347,6 +361,7 @@ class BashTool:
         result of a call an immediate stop cut short. :attr:`last` holds the outcome.
         """
         self.last = None
+        self._output = None
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
         header = input.header
@@ -424,10 +439,14 @@ class BashTool:
     ) -> AsyncIterator[BackendEvent]:
         ref = ""
         events = host.run_foreground(spec)
+        record = self._output = ToolOutputRecord(self.budget_bytes)
         try:
             with self.control.launching() as launched:
-                async for event in events:
-                    if isinstance(event, RunStarted):
+                async for event in pumped(events, record):
+                    if event is None:
+                        for piece in self._pieces(input, call, record.pieces()):
+                            yield piece
+                    elif isinstance(event, RunStarted):
                         ref = event.run.ref
                         self.control.track(input.session_id, ref)
                         if not launched.done():
@@ -435,25 +454,37 @@ class BashTool:
                         if self.control.interrupted:
                             # The stop came while the run launched: end it now.
                             await host.stop_run(input.session_id, ref)
-                    elif isinstance(event, RunOutput):
-                        yield ToolOutput(
-                            turn_id=input.turn_id,
-                            tool_call_id=call.call_id,
-                            text=event.text,
-                            stream=event.stream,
-                        )
                     elif isinstance(event, RunEnded):
+                        for piece in self._pieces(input, call, record.finish()[0]):
+                            yield piece
                         yield self._ended(input, call, event.run)
+        except ToolHostError:
+            # What was kept before the host failed is recorded before the result says so.
+            for piece in self._pieces(input, call, record.finish(ref)[0]):
+                yield piece
+            raise
         finally:
             if ref:
                 self.control.untrack(ref)
             with contextlib.suppress(Exception):
                 await events.aclose()  # type: ignore[attr-defined]
 
+    def _pieces(
+        self, input: BackendSendInput, call: BashCall, pieces: list[tuple[Stream, str]]
+    ) -> list[ToolOutput]:
+        return [
+            ToolOutput(turn_id=input.turn_id, tool_call_id=call.call_id, text=text, stream=stream)
+            for stream, text in pieces
+        ]
+
+    def _truncation(self, run_ref: str) -> Truncation | None:
+        """The current call's output figures, when something was left out of its record."""
+        record = self._output
+        truncation = None if record is None else record.truncation(run_ref)
+        return truncation if truncation is not None and truncation.truncated else None
+
     def _ended(self, input: BackendSendInput, call: BashCall, run: RunInfo) -> ToolResult:
-        output = run.output
-        if len(output) > RESULT_LIMIT:
-            output = f"[… {len(output) - RESULT_LIMIT} characters cut …]\n" + output[-RESULT_LIMIT:]
+        output = result_text(run.output, self._truncation(run.ref))
         if run.status == "completed" and run.exit_code == 0:
             return self._result(input, call, output, run=run)
         if run.status == "cancelled" and self.control.interrupted:
@@ -475,13 +506,16 @@ class BashTool:
         run: RunInfo | None = None,
         error: bool = False,
     ) -> ToolResult:
+        run_ref = run.ref if run is not None else ""
+        truncation = self._truncation(run_ref)
         result = ToolResult(
             turn_id=input.turn_id,
             tool_call_id=call.call_id,
             output=output,
             is_error=error,
-            run_ref=run.ref if run is not None else "",
+            run_ref=run_ref,
             exit_code=run.exit_code if run is not None else None,
+            truncation=truncation.as_tuple() if truncation is not None else (),
         )
         self.last = BashOutcome(result=result, run=run)
         return result

@@ -41,6 +41,7 @@ from kernel_service.core.backend import (
 )
 from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES
 from kernel_service.core.tools import ToolHost
 
 KIND = "shell"
@@ -96,11 +97,13 @@ class ShellBackend(ControlledBackend):
         header: SessionHeader,
         host: ToolHost | None,
         approvals: SessionApprovals,
+        *,
         confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
     ) -> None:
         self.header = header
         self.control = TurnControl(host, confirm_timeout)
-        self.bash = BashTool(host, self.control, approvals)
+        self.bash = BashTool(host, self.control, approvals, budget_bytes)
 
     async def send(self, input: BackendSendInput) -> AsyncIterator[BackendEvent]:
         self.control.begin(input.session_id)
@@ -167,7 +170,11 @@ def shell_factory(
     host: ToolHost | None,
     approvals: SessionApprovals,
     confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
 ) -> Callable[[SessionHeader], ShellBackend]:
     """A registry factory: every session's shell backend shares *host* and *approvals*;
-    *confirm_timeout* bounds an immediate stop's confirmation (``--stop-confirm-timeout``)."""
-    return lambda header: ShellBackend(header, host, approvals, confirm_timeout)
+    *confirm_timeout* bounds an immediate stop's confirmation (``--stop-confirm-timeout``) and
+    *budget_bytes* is what each stream of a tool call's output keeps."""
+    return lambda header: ShellBackend(
+        header, host, approvals, confirm_timeout=confirm_timeout, budget_bytes=budget_bytes
+    )

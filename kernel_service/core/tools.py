@@ -89,10 +89,24 @@ class RunStarted:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RunOutput:
-    """Output a foreground run produced (decoded as UTF-8, replacement for invalid bytes)."""
+    """Output a foreground run produced: the bytes exactly as the program wrote them (the
+    kernel's :mod:`~kernel_service.core.tool_output` decodes and budgets them)."""
 
-    text: str
+    data: bytes
     stream: Literal["stdout", "stderr"] = "stdout"
+
+    @property
+    def text(self) -> str:
+        """The bytes decoded as UTF-8 on their own (a character split across chunks is not)."""
+        return self.data.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunGap:
+    """Chunks of a foreground run's output the host dropped before the kernel read them."""
+
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -102,7 +116,7 @@ class RunEnded:
     run: RunInfo
 
 
-RunEvent: TypeAlias = RunStarted | RunOutput | RunEnded
+RunEvent: TypeAlias = RunStarted | RunOutput | RunGap | RunEnded
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

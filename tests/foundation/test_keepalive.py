@@ -18,9 +18,16 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from maka_client.aio import ClientOptions
-from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
+from maka_client.keepalive import (
+    KEEPALIVE,
+    LINK_MIN_PING_INTERVAL_MS,
+    RESOURCE_SERVER,
+    KeepalivePolicy,
+    link_policy,
+)
 
 from maka_common.server import server_options
+from resource_service.server import ResourceService
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The policy 30 times faster: pings every second (gRPC's shortest keepalive interval).
@@ -202,3 +209,56 @@ def test_the_command_line_never_prints_grpc_log_lines(entry: str) -> None:
     else:
         # The control: the same program without the CLI's switch prints gRPC's GOAWAY lines.
         assert any("GOAWAY" in line for line in grpc_lines), result.stderr
+
+
+@pytest.fixture
+async def resource_policy_server() -> AsyncIterator[HealthServer]:
+    started = await start_health_server(server_options(RESOURCE_SERVER))
+    yield started
+    await started.server.stop(None)
+
+
+@pytest.fixture
+async def shared_policy_server() -> AsyncIterator[HealthServer]:
+    started = await start_health_server(server_options(KEEPALIVE))
+    yield started
+    await started.server.stop(None)
+
+
+async def test_the_resource_service_accepts_the_kernel_links_fastest_pings(
+    resource_policy_server: HealthServer,
+) -> None:
+    fastest = link_policy(0.1)
+    assert fastest.ping_interval_ms == LINK_MIN_PING_INTERVAL_MS
+    idle = PINGS * fastest.ping_interval_ms / 1000 + 0.5
+    channel, reader = await idle_watch(resource_policy_server.address, fastest, idle)
+    assert not isinstance(reader, grpc.aio.AioRpcError), reader
+    reader.cancel()
+    await channel.close()
+
+
+async def test_the_kernel_links_pings_get_goaway_from_the_shared_server_policy(
+    shared_policy_server: HealthServer,
+) -> None:
+    """The control: a server on the shared policy alone cuts the link's fast pings off."""
+    _, outcome = await idle_watch(shared_policy_server.address, link_policy(0.1), 4 * PINGS)
+    assert isinstance(outcome, grpc.aio.AioRpcError), "the shared policy let the link's pings pass"
+    assert "too many pings" in (outcome.details() or "").lower()
+
+
+def test_the_link_policy_finds_a_frozen_peer_within_the_resource_timeout() -> None:
+    for seconds in (2, 10, 60, 600):
+        policy = link_policy(seconds)
+        assert policy.ping_interval_ms + policy.ping_timeout_ms <= seconds * 1000
+        # The resource service accepts it; so would it an early timer by a third.
+        assert RESOURCE_SERVER.min_ping_interval_ms * 3 <= policy.ping_interval_ms
+    assert link_policy(10).ping_interval_ms == 5_000 and link_policy(10).ping_timeout_ms == 5_000
+    # Apart from the link's pings, the resource service's policy is the shared one.
+    assert RESOURCE_SERVER.ping_interval_ms == KEEPALIVE.ping_interval_ms
+    assert RESOURCE_SERVER.server_ping_interval_ms == KEEPALIVE.server_ping_interval_ms
+    assert dict(server_options(RESOURCE_SERVER))[
+        "grpc.http2.min_ping_interval_without_data_ms"
+    ] == (LINK_MIN_PING_INTERVAL_MS // 3)
+    assert ResourceService.keepalive is RESOURCE_SERVER
+    with pytest.raises(ValueError, match=r"accept the client.s own pings"):
+        KeepalivePolicy(accept_ping_interval_ms=KEEPALIVE.ping_interval_ms)

@@ -193,3 +193,39 @@ def test_global_flags_after_the_command(pair: Pair, workspace: Path, tmp_path: P
         ["--kernel", "127.0.0.1:9", "--resource", "127.0.0.1:9", "stop", ref, *flags], env
     )
     assert stopped.returncode == 0, stopped.stderr
+
+
+def test_maka_turn_prints_the_exact_figures_of_truncated_output(
+    pair: Pair, workspace: Path, tmp_path: Path
+) -> None:
+    created = maka(pair, "new", str(workspace), home=tmp_path)
+    session = created.stdout.strip()
+    # Two million x in 200 writes at about 10 MB/s, a pace the resource service's stream
+    # follows without dropping chunks.
+    command = (
+        "python3 -c 'import sys, time\n"
+        "for _ in range(200):\n"
+        ' sys.stdout.write("x" * 10000); sys.stdout.flush(); time.sleep(0.001)\''
+        "; echo -n oops >&2"
+    )
+    turn = maka(pair, "turn", session, command, "--approve", "once", home=tmp_path)
+    assert turn.returncode == 0, turn.stderr
+    line = re.search(
+        r"^output truncated: stdout (\d+) bytes, (\d+) omitted \(first (\d+) kept\)"
+        rf"; the complete output: maka output ({re.escape(REF_PREFIX)}\S+)$",
+        turn.stdout,
+        re.MULTILINE,
+    )
+    assert line, turn.stdout[-2000:]
+    total, omitted, kept = (int(line.group(i)) for i in (1, 2, 3))
+    assert (kept, total) == (1024 * 1024, 2_000_000) and total == kept + omitted
+    assert "stderr" not in line.group(0)  # its 4 bytes were kept whole
+    # The ref printed is the run's: `maka output` gives every byte the kernel did not keep.
+    kept_output = run_as_typed(
+        ["output", line.group(4), "--stream", "stdout"], env_for(pair, tmp_path)
+    )
+    assert kept_output.returncode == 0, kept_output.stderr
+    assert kept_output.stdout == "x" * 2_000_000
+    logs = run_as_typed(["logs", line.group(4)], env_for(pair, tmp_path))
+    assert logs.returncode == 0, logs.stderr
+    assert logs.stdout.endswith("x") and logs.stderr == "oops"

@@ -18,9 +18,15 @@ every 5 minutes and answers the third early one with GOAWAY, so a client pinging
 lost its streams after about 150 s. The README's "Keepalive" section documents the values; the
 Go (``clients/go/maka``) and Node.js (``clients/node``) clients use the same ones.
 
-``maka_common.server`` builds the servers' options from :data:`KEEPALIVE`; the SDK's channels
-(and so the kernel's link to the resource service and the ``maka`` command line) use
-:meth:`KeepalivePolicy.client_options`. Tests shrink the intervals with ``ping_interval_ms``;
+The kernel's link to the resource service pings faster (:func:`link_policy`): a frozen
+resource service must fail a turn within the kernel's ``--resource-timeout``, so the link pings
+every half of it (at most every :data:`LINK_MIN_PING_INTERVAL_MS`) and gives up on a ping after
+the other half. The resource service accepts pings at a third of that floor
+(:data:`RESOURCE_SERVER`), by the same rule as every server.
+
+``maka_common.server`` builds the servers' options from :data:`KEEPALIVE` (the resource
+service's from :data:`RESOURCE_SERVER`); the SDK's channels (and so the ``maka`` command line)
+use :meth:`KeepalivePolicy.client_options`. Tests shrink the intervals with ``ping_interval_ms``;
 everything else is derived from it.
 """
 
@@ -43,16 +49,22 @@ class KeepalivePolicy:
     #: Early pings (sooner than ``min_ping_interval_ms`` after the last, with no data between)
     #: a server tolerates before GOAWAY ``too_many_pings``.
     max_ping_strikes: int = 2
+    #: Servers: the shortest ping interval accepted when it must be shorter than a third of
+    #: ``ping_interval_ms`` (the resource service accepts the kernel link's faster pings);
+    #: 0: a third of ``ping_interval_ms``.
+    accept_ping_interval_ms: int = 0
 
     def __post_init__(self) -> None:
         if self.ping_interval_ms < 3 or self.ping_timeout_ms < 1:
             raise ValueError(f"keepalive intervals too small: {self}")
+        if not 0 <= self.accept_ping_interval_ms <= self.ping_interval_ms // 3:
+            raise ValueError(f"a server must accept the client's own pings: {self}")
 
     @property
     def min_ping_interval_ms(self) -> int:
         """The shortest ping interval a server accepts: a third of the client's, so a client
         whose timer fires a little early (or a Go client at its 10 s minimum) is never struck."""
-        return self.ping_interval_ms // 3
+        return self.accept_ping_interval_ms or self.ping_interval_ms // 3
 
     @property
     def server_ping_interval_ms(self) -> int:
@@ -84,3 +96,20 @@ class KeepalivePolicy:
 
 #: The policy every Maka Runtime client and server uses.
 KEEPALIVE = KeepalivePolicy()
+
+#: The kernel's link never pings more often than this (milliseconds), however short its
+#: ``--resource-timeout``.
+LINK_MIN_PING_INTERVAL_MS = 1000
+
+#: The resource service's server policy: :data:`KEEPALIVE`, also accepting the link's pings
+#: (a third of the link's fastest interval, so a timer firing early is never struck).
+RESOURCE_SERVER = KeepalivePolicy(accept_ping_interval_ms=LINK_MIN_PING_INTERVAL_MS // 3)
+
+
+def link_policy(resource_timeout: float) -> KeepalivePolicy:
+    """The kernel's link to the resource service: a ping every half of *resource_timeout*
+    (seconds), unanswered after the other half, so a frozen peer is found within the timeout
+    (within twice :data:`LINK_MIN_PING_INTERVAL_MS` when the timeout is shorter than that)."""
+    half_ms = max(LINK_MIN_PING_INTERVAL_MS, round(resource_timeout * 500))
+    interval_ms = min(half_ms, KEEPALIVE.ping_interval_ms)
+    return KeepalivePolicy(ping_interval_ms=interval_ms, ping_timeout_ms=half_ms)

@@ -32,6 +32,7 @@ from kernel_service.backends.llm.tools import ModelToolCall, ToolRunner, assign_
 from kernel_service.core.backend import BackendSendInput
 from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
+from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES
 from kernel_service.core.tools import ToolHost
 
 log = logging.getLogger("kernel_service.backends")
@@ -61,12 +62,14 @@ class LlmBackend(ControlledBackend):
         connections: Mapping[str, LlmConnection],
         host: ToolHost | None,
         approvals: SessionApprovals,
+        *,
         confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
     ) -> None:
         self.header = header
         self.connections = connections
         self.control = TurnControl(host, confirm_timeout)
-        self.bash = BashTool(host, self.control, approvals)
+        self.bash = BashTool(host, self.control, approvals, budget_bytes)
         self.tools = ToolRunner(self.control, self.bash)
         #: The conversation sent to the model (system prompt first).
         self.messages: list[dict[str, Any]] = []
@@ -230,7 +233,16 @@ def llm_factory(
     host: ToolHost | None,
     approvals: SessionApprovals,
     confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
 ) -> Callable[[SessionHeader], LlmBackend]:
     """A registry factory: every session's LLM backend shares *connections*, *host*, *approvals*
-    (and the stop confirmation bound)."""
-    return lambda header: LlmBackend(header, connections, host, approvals, confirm_timeout)
+    (the stop confirmation bound, and keeps *budget_bytes* of each stream of a tool call's
+    output)."""
+    return lambda header: LlmBackend(
+        header,
+        connections,
+        host,
+        approvals,
+        confirm_timeout=confirm_timeout,
+        budget_bytes=budget_bytes,
+    )

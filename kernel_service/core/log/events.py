@@ -95,6 +95,10 @@ class ToolResult:
     run_ref: str = ""
     #: The run's exit code, when it ended with one.
     exit_code: int | None = None
+    #: What the kernel left out of the call's ``tool_output`` record, in exact bytes:
+    #: (stdout kept, stdout omitted, stderr kept, stderr omitted, budget per stream) — see
+    #: :class:`kernel_service.core.tool_output.Truncation`; empty when nothing was left out.
+    truncation: tuple[int, ...] = ()
     id: str = ""
     ts: int = 0
     seq: int = 0

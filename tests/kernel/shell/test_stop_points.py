@@ -94,7 +94,7 @@ class HeldHost:
         self.launching.set()
         await self.launch.wait()
         yield RunStarted(run=RunInfo(ref=REF, status="running", pid=1))
-        yield RunOutput(text="partial\n")
+        yield RunOutput(data=b"partial\n")
         self.streaming.set()
         await self.finish.wait()
         if self.status == "running":

@@ -46,7 +46,23 @@ def _tool_result(event: pb.SessionEvent) -> tuple[str, str]:
     # A run's output was shown as it streamed: repeat it only when something went wrong.
     shown = not result.run_ref or result.is_error
     text = f"{mark}{exit_code}{run}" + (f": {short(result.output)}" if shown else "")
+    if result.HasField("truncation"):
+        text += "\n" + truncation_line(result.truncation)
     return text, "red" if result.is_error else "green"
+
+
+def truncation_line(truncation: pb.ToolOutputTruncation) -> str:
+    """What the kernel left out of a tool call's output, in exact bytes, and where it is."""
+    streams = [
+        f"{name} {kept + omitted} bytes, {omitted} omitted (first {kept} kept)"
+        for name, kept, omitted in (
+            ("stdout", truncation.stdout_bytes_kept, truncation.stdout_bytes_omitted),
+            ("stderr", truncation.stderr_bytes_kept, truncation.stderr_bytes_omitted),
+        )
+        if omitted
+    ]
+    where = f"; the complete output: maka output {truncation.run_ref}" if truncation.run_ref else ""
+    return f"output truncated: {'; '.join(streams)}{where}"
 
 
 def _sandbox_boundary_request(event: pb.SessionEvent) -> tuple[str, str]:

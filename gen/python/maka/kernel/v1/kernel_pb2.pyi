@@ -819,6 +819,7 @@ class ToolResult(_message.Message):
     IS_ERROR_FIELD_NUMBER: _builtins.int
     RUN_REF_FIELD_NUMBER: _builtins.int
     EXIT_CODE_FIELD_NUMBER: _builtins.int
+    TRUNCATION_FIELD_NUMBER: _builtins.int
     tool_call_id: _builtins.str
     """The tool call id."""
     output: _builtins.str
@@ -831,6 +832,13 @@ class ToolResult(_message.Message):
     """
     exit_code: _builtins.int
     """The run's exit code, when it ended with one (124 timed out, 130 cancelled, 128+N signal)."""
+    @_builtins.property
+    def truncation(self) -> Global___ToolOutputTruncation:
+        """Set by the kernel when the call's output went past its budget (or the resource service
+        dropped some of it): the exact bytes kept in this call's tool_output events and omitted
+        from them, per stream. Unset when every byte the command printed is in those events.
+        """
+
     def __init__(
         self,
         *,
@@ -839,16 +847,64 @@ class ToolResult(_message.Message):
         is_error: _builtins.bool = ...,
         run_ref: _builtins.str = ...,
         exit_code: _builtins.int | None = ...,
+        truncation: Global___ToolOutputTruncation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "truncation", b"truncation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "is_error", b"is_error", "output", b"output", "run_ref", b"run_ref", "tool_call_id", b"tool_call_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "is_error", b"is_error", "output", b"output", "run_ref", b"run_ref", "tool_call_id", b"tool_call_id", "truncation", b"truncation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__exit_code: _TypeAlias = _typing.Literal["exit_code"]  # noqa: Y015
     _WhichOneofArgType__exit_code: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__exit_code) -> _WhichOneofReturnType__exit_code | None: ...
 
 Global___ToolResult: _TypeAlias = ToolResult  # noqa: Y015
+
+@_typing.final
+class ToolOutputTruncation(_message.Message):
+    """ToolOutputTruncation is the kernel's exact record of what it left out of a tool call's
+    output. The kernel keeps each stream's first bytes up to the budget (--tool-output-budget-bytes
+    per stream), exactly as printed (decoded as UTF-8 at character boundaries), and counts the
+    rest. Where tool_output events begin and end depends on timing; the text kept and these
+    figures do not: the same command gives the same transcript every time.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STDOUT_BYTES_KEPT_FIELD_NUMBER: _builtins.int
+    STDOUT_BYTES_OMITTED_FIELD_NUMBER: _builtins.int
+    STDERR_BYTES_KEPT_FIELD_NUMBER: _builtins.int
+    STDERR_BYTES_OMITTED_FIELD_NUMBER: _builtins.int
+    BUDGET_BYTES_FIELD_NUMBER: _builtins.int
+    RUN_REF_FIELD_NUMBER: _builtins.int
+    stdout_bytes_kept: _builtins.int
+    """Bytes of standard output kept in the call's tool_output events."""
+    stdout_bytes_omitted: _builtins.int
+    """Bytes of standard output the command printed beyond them (not in the log)."""
+    stderr_bytes_kept: _builtins.int
+    """Bytes of standard error kept in the call's tool_output events."""
+    stderr_bytes_omitted: _builtins.int
+    """Bytes of standard error the command printed beyond them (not in the log)."""
+    budget_bytes: _builtins.int
+    """The per-stream budget the kernel applied (bytes)."""
+    run_ref: _builtins.str
+    """The resource-service run whose output holds every byte (same as ToolResult.run_ref)."""
+    def __init__(
+        self,
+        *,
+        stdout_bytes_kept: _builtins.int = ...,
+        stdout_bytes_omitted: _builtins.int = ...,
+        stderr_bytes_kept: _builtins.int = ...,
+        stderr_bytes_omitted: _builtins.int = ...,
+        budget_bytes: _builtins.int = ...,
+        run_ref: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_bytes", b"budget_bytes", "run_ref", b"run_ref", "stderr_bytes_kept", b"stderr_bytes_kept", "stderr_bytes_omitted", b"stderr_bytes_omitted", "stdout_bytes_kept", b"stdout_bytes_kept", "stdout_bytes_omitted", b"stdout_bytes_omitted"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ToolOutputTruncation: _TypeAlias = ToolOutputTruncation  # noqa: Y015
 
 @_typing.final
 class SandboxBoundaryRequest(_message.Message):

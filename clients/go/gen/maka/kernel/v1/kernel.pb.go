@@ -1555,7 +1555,11 @@ type ToolResult struct {
 	// what a client attaches to).
 	RunRef string `protobuf:"bytes,4,opt,name=run_ref,json=runRef,proto3" json:"run_ref,omitempty"`
 	// The run's exit code, when it ended with one (124 timed out, 130 cancelled, 128+N signal).
-	ExitCode      *int32 `protobuf:"varint,5,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	ExitCode *int32 `protobuf:"varint,5,opt,name=exit_code,json=exitCode,proto3,oneof" json:"exit_code,omitempty"`
+	// Set by the kernel when the call's output went past its budget (or the resource service
+	// dropped some of it): the exact bytes kept in this call's tool_output events and omitted
+	// from them, per stream. Unset when every byte the command printed is in those events.
+	Truncation    *ToolOutputTruncation `protobuf:"bytes,6,opt,name=truncation,proto3" json:"truncation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1625,6 +1629,108 @@ func (x *ToolResult) GetExitCode() int32 {
 	return 0
 }
 
+func (x *ToolResult) GetTruncation() *ToolOutputTruncation {
+	if x != nil {
+		return x.Truncation
+	}
+	return nil
+}
+
+// ToolOutputTruncation is the kernel's exact record of what it left out of a tool call's
+// output. The kernel keeps each stream's first bytes up to the budget (--tool-output-budget-bytes
+// per stream), exactly as printed (decoded as UTF-8 at character boundaries), and counts the
+// rest. Where tool_output events begin and end depends on timing; the text kept and these
+// figures do not: the same command gives the same transcript every time.
+type ToolOutputTruncation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Bytes of standard output kept in the call's tool_output events.
+	StdoutBytesKept int64 `protobuf:"varint,1,opt,name=stdout_bytes_kept,json=stdoutBytesKept,proto3" json:"stdout_bytes_kept,omitempty"`
+	// Bytes of standard output the command printed beyond them (not in the log).
+	StdoutBytesOmitted int64 `protobuf:"varint,2,opt,name=stdout_bytes_omitted,json=stdoutBytesOmitted,proto3" json:"stdout_bytes_omitted,omitempty"`
+	// Bytes of standard error kept in the call's tool_output events.
+	StderrBytesKept int64 `protobuf:"varint,3,opt,name=stderr_bytes_kept,json=stderrBytesKept,proto3" json:"stderr_bytes_kept,omitempty"`
+	// Bytes of standard error the command printed beyond them (not in the log).
+	StderrBytesOmitted int64 `protobuf:"varint,4,opt,name=stderr_bytes_omitted,json=stderrBytesOmitted,proto3" json:"stderr_bytes_omitted,omitempty"`
+	// The per-stream budget the kernel applied (bytes).
+	BudgetBytes int64 `protobuf:"varint,5,opt,name=budget_bytes,json=budgetBytes,proto3" json:"budget_bytes,omitempty"`
+	// The resource-service run whose output holds every byte (same as ToolResult.run_ref).
+	RunRef        string `protobuf:"bytes,6,opt,name=run_ref,json=runRef,proto3" json:"run_ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolOutputTruncation) Reset() {
+	*x = ToolOutputTruncation{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolOutputTruncation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolOutputTruncation) ProtoMessage() {}
+
+func (x *ToolOutputTruncation) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolOutputTruncation.ProtoReflect.Descriptor instead.
+func (*ToolOutputTruncation) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ToolOutputTruncation) GetStdoutBytesKept() int64 {
+	if x != nil {
+		return x.StdoutBytesKept
+	}
+	return 0
+}
+
+func (x *ToolOutputTruncation) GetStdoutBytesOmitted() int64 {
+	if x != nil {
+		return x.StdoutBytesOmitted
+	}
+	return 0
+}
+
+func (x *ToolOutputTruncation) GetStderrBytesKept() int64 {
+	if x != nil {
+		return x.StderrBytesKept
+	}
+	return 0
+}
+
+func (x *ToolOutputTruncation) GetStderrBytesOmitted() int64 {
+	if x != nil {
+		return x.StderrBytesOmitted
+	}
+	return 0
+}
+
+func (x *ToolOutputTruncation) GetBudgetBytes() int64 {
+	if x != nil {
+		return x.BudgetBytes
+	}
+	return 0
+}
+
+func (x *ToolOutputTruncation) GetRunRef() string {
+	if x != nil {
+		return x.RunRef
+	}
+	return ""
+}
+
 // SandboxBoundaryRequest asks permission to cross the sandbox boundary; answer it with
 // RespondToSandboxBoundary.
 type SandboxBoundaryRequest struct {
@@ -1643,7 +1749,7 @@ type SandboxBoundaryRequest struct {
 
 func (x *SandboxBoundaryRequest) Reset() {
 	*x = SandboxBoundaryRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1655,7 +1761,7 @@ func (x *SandboxBoundaryRequest) String() string {
 func (*SandboxBoundaryRequest) ProtoMessage() {}
 
 func (x *SandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1668,7 +1774,7 @@ func (x *SandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SandboxBoundaryRequest.ProtoReflect.Descriptor instead.
 func (*SandboxBoundaryRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{11}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SandboxBoundaryRequest) GetRequestId() string {
@@ -1714,7 +1820,7 @@ type UserQuestionRequest struct {
 
 func (x *UserQuestionRequest) Reset() {
 	*x = UserQuestionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1726,7 +1832,7 @@ func (x *UserQuestionRequest) String() string {
 func (*UserQuestionRequest) ProtoMessage() {}
 
 func (x *UserQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1739,7 +1845,7 @@ func (x *UserQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserQuestionRequest.ProtoReflect.Descriptor instead.
 func (*UserQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{12}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UserQuestionRequest) GetRequestId() string {
@@ -1782,7 +1888,7 @@ type InteractionResolved struct {
 
 func (x *InteractionResolved) Reset() {
 	*x = InteractionResolved{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1794,7 +1900,7 @@ func (x *InteractionResolved) String() string {
 func (*InteractionResolved) ProtoMessage() {}
 
 func (x *InteractionResolved) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1807,7 +1913,7 @@ func (x *InteractionResolved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractionResolved.ProtoReflect.Descriptor instead.
 func (*InteractionResolved) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{13}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *InteractionResolved) GetRequestId() string {
@@ -1860,7 +1966,7 @@ type TurnState struct {
 
 func (x *TurnState) Reset() {
 	*x = TurnState{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1872,7 +1978,7 @@ func (x *TurnState) String() string {
 func (*TurnState) ProtoMessage() {}
 
 func (x *TurnState) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1885,7 +1991,7 @@ func (x *TurnState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnState.ProtoReflect.Descriptor instead.
 func (*TurnState) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{14}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TurnState) GetStatus() TurnStatus {
@@ -1920,7 +2026,7 @@ type Complete struct {
 
 func (x *Complete) Reset() {
 	*x = Complete{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1932,7 +2038,7 @@ func (x *Complete) String() string {
 func (*Complete) ProtoMessage() {}
 
 func (x *Complete) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1945,7 +2051,7 @@ func (x *Complete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Complete.ProtoReflect.Descriptor instead.
 func (*Complete) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{15}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Complete) GetStopReason() string {
@@ -1968,7 +2074,7 @@ type TurnError struct {
 
 func (x *TurnError) Reset() {
 	*x = TurnError{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2086,7 @@ func (x *TurnError) String() string {
 func (*TurnError) ProtoMessage() {}
 
 func (x *TurnError) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2099,7 @@ func (x *TurnError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnError.ProtoReflect.Descriptor instead.
 func (*TurnError) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{16}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TurnError) GetMessage() string {
@@ -2047,7 +2153,7 @@ type SessionEvent struct {
 
 func (x *SessionEvent) Reset() {
 	*x = SessionEvent{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2059,7 +2165,7 @@ func (x *SessionEvent) String() string {
 func (*SessionEvent) ProtoMessage() {}
 
 func (x *SessionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2072,7 +2178,7 @@ func (x *SessionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
 func (*SessionEvent) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{17}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SessionEvent) GetSeq() int64 {
@@ -2360,7 +2466,7 @@ type CreateSessionRequest struct {
 
 func (x *CreateSessionRequest) Reset() {
 	*x = CreateSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2372,7 +2478,7 @@ func (x *CreateSessionRequest) String() string {
 func (*CreateSessionRequest) ProtoMessage() {}
 
 func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2385,7 +2491,7 @@ func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionRequest.ProtoReflect.Descriptor instead.
 func (*CreateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{18}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateSessionRequest) GetSessionId() string {
@@ -2476,7 +2582,7 @@ type CreateSessionResponse struct {
 
 func (x *CreateSessionResponse) Reset() {
 	*x = CreateSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2488,7 +2594,7 @@ func (x *CreateSessionResponse) String() string {
 func (*CreateSessionResponse) ProtoMessage() {}
 
 func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2501,7 +2607,7 @@ func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionResponse.ProtoReflect.Descriptor instead.
 func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{19}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateSessionResponse) GetSession() *Session {
@@ -2522,7 +2628,7 @@ type GetSessionRequest struct {
 
 func (x *GetSessionRequest) Reset() {
 	*x = GetSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2534,7 +2640,7 @@ func (x *GetSessionRequest) String() string {
 func (*GetSessionRequest) ProtoMessage() {}
 
 func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2547,7 +2653,7 @@ func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{20}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetSessionRequest) GetSessionId() string {
@@ -2568,7 +2674,7 @@ type GetSessionResponse struct {
 
 func (x *GetSessionResponse) Reset() {
 	*x = GetSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2580,7 +2686,7 @@ func (x *GetSessionResponse) String() string {
 func (*GetSessionResponse) ProtoMessage() {}
 
 func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2593,7 +2699,7 @@ func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
 func (*GetSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{21}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetSessionResponse) GetSession() *Session {
@@ -2624,7 +2730,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2636,7 +2742,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2649,7 +2755,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{22}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListSessionsRequest) GetPageSize() int32 {
@@ -2694,7 +2800,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2706,7 +2812,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2719,7 +2825,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{23}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*Session {
@@ -2747,7 +2853,7 @@ type Labels struct {
 
 func (x *Labels) Reset() {
 	*x = Labels{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2759,7 +2865,7 @@ func (x *Labels) String() string {
 func (*Labels) ProtoMessage() {}
 
 func (x *Labels) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2772,7 +2878,7 @@ func (x *Labels) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Labels.ProtoReflect.Descriptor instead.
 func (*Labels) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{24}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Labels) GetValues() []string {
@@ -2810,7 +2916,7 @@ type UpdateSessionRequest struct {
 
 func (x *UpdateSessionRequest) Reset() {
 	*x = UpdateSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2822,7 +2928,7 @@ func (x *UpdateSessionRequest) String() string {
 func (*UpdateSessionRequest) ProtoMessage() {}
 
 func (x *UpdateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2835,7 +2941,7 @@ func (x *UpdateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSessionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{25}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateSessionRequest) GetSessionId() string {
@@ -2912,7 +3018,7 @@ type UpdateSessionResponse struct {
 
 func (x *UpdateSessionResponse) Reset() {
 	*x = UpdateSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2924,7 +3030,7 @@ func (x *UpdateSessionResponse) String() string {
 func (*UpdateSessionResponse) ProtoMessage() {}
 
 func (x *UpdateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2937,7 +3043,7 @@ func (x *UpdateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSessionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{26}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpdateSessionResponse) GetSession() *Session {
@@ -2958,7 +3064,7 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) Reset() {
 	*x = DeleteSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2970,7 +3076,7 @@ func (x *DeleteSessionRequest) String() string {
 func (*DeleteSessionRequest) ProtoMessage() {}
 
 func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2983,7 +3089,7 @@ func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{27}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *DeleteSessionRequest) GetSessionId() string {
@@ -3002,7 +3108,7 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) Reset() {
 	*x = DeleteSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3014,7 +3120,7 @@ func (x *DeleteSessionResponse) String() string {
 func (*DeleteSessionResponse) ProtoMessage() {}
 
 func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3027,7 +3133,7 @@ func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{28}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{29}
 }
 
 // ReadMessagesRequest asks for stored log entries.
@@ -3048,7 +3154,7 @@ type ReadMessagesRequest struct {
 
 func (x *ReadMessagesRequest) Reset() {
 	*x = ReadMessagesRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3060,7 +3166,7 @@ func (x *ReadMessagesRequest) String() string {
 func (*ReadMessagesRequest) ProtoMessage() {}
 
 func (x *ReadMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3073,7 +3179,7 @@ func (x *ReadMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadMessagesRequest.ProtoReflect.Descriptor instead.
 func (*ReadMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{29}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ReadMessagesRequest) GetSessionId() string {
@@ -3109,7 +3215,7 @@ type ReadMessagesResponse struct {
 
 func (x *ReadMessagesResponse) Reset() {
 	*x = ReadMessagesResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3121,7 +3227,7 @@ func (x *ReadMessagesResponse) String() string {
 func (*ReadMessagesResponse) ProtoMessage() {}
 
 func (x *ReadMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3134,7 +3240,7 @@ func (x *ReadMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadMessagesResponse.ProtoReflect.Descriptor instead.
 func (*ReadMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{30}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ReadMessagesResponse) GetEvents() []*SessionEvent {
@@ -3161,7 +3267,7 @@ type ListTurnsRequest struct {
 
 func (x *ListTurnsRequest) Reset() {
 	*x = ListTurnsRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3173,7 +3279,7 @@ func (x *ListTurnsRequest) String() string {
 func (*ListTurnsRequest) ProtoMessage() {}
 
 func (x *ListTurnsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3186,7 +3292,7 @@ func (x *ListTurnsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTurnsRequest.ProtoReflect.Descriptor instead.
 func (*ListTurnsRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{31}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListTurnsRequest) GetSessionId() string {
@@ -3223,7 +3329,7 @@ type ListTurnsResponse struct {
 
 func (x *ListTurnsResponse) Reset() {
 	*x = ListTurnsResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3235,7 +3341,7 @@ func (x *ListTurnsResponse) String() string {
 func (*ListTurnsResponse) ProtoMessage() {}
 
 func (x *ListTurnsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3248,7 +3354,7 @@ func (x *ListTurnsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTurnsResponse.ProtoReflect.Descriptor instead.
 func (*ListTurnsResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{32}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListTurnsResponse) GetTurns() []*Turn {
@@ -3281,7 +3387,7 @@ type StartTurnRequest struct {
 
 func (x *StartTurnRequest) Reset() {
 	*x = StartTurnRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3293,7 +3399,7 @@ func (x *StartTurnRequest) String() string {
 func (*StartTurnRequest) ProtoMessage() {}
 
 func (x *StartTurnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3306,7 +3412,7 @@ func (x *StartTurnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTurnRequest.ProtoReflect.Descriptor instead.
 func (*StartTurnRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{33}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StartTurnRequest) GetSessionId() string {
@@ -3341,7 +3447,7 @@ type StartTurnResponse struct {
 
 func (x *StartTurnResponse) Reset() {
 	*x = StartTurnResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3353,7 +3459,7 @@ func (x *StartTurnResponse) String() string {
 func (*StartTurnResponse) ProtoMessage() {}
 
 func (x *StartTurnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3366,7 +3472,7 @@ func (x *StartTurnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTurnResponse.ProtoReflect.Descriptor instead.
 func (*StartTurnResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{34}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StartTurnResponse) GetEvent() *SessionEvent {
@@ -3399,7 +3505,7 @@ type StopSessionRequest struct {
 
 func (x *StopSessionRequest) Reset() {
 	*x = StopSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3411,7 +3517,7 @@ func (x *StopSessionRequest) String() string {
 func (*StopSessionRequest) ProtoMessage() {}
 
 func (x *StopSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3424,7 +3530,7 @@ func (x *StopSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopSessionRequest.ProtoReflect.Descriptor instead.
 func (*StopSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{35}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StopSessionRequest) GetSessionId() string {
@@ -3472,7 +3578,7 @@ type StopSessionResponse struct {
 
 func (x *StopSessionResponse) Reset() {
 	*x = StopSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3484,7 +3590,7 @@ func (x *StopSessionResponse) String() string {
 func (*StopSessionResponse) ProtoMessage() {}
 
 func (x *StopSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3497,7 +3603,7 @@ func (x *StopSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopSessionResponse.ProtoReflect.Descriptor instead.
 func (*StopSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{36}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *StopSessionResponse) GetTurnId() string {
@@ -3559,7 +3665,7 @@ type Interaction struct {
 
 func (x *Interaction) Reset() {
 	*x = Interaction{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3571,7 +3677,7 @@ func (x *Interaction) String() string {
 func (*Interaction) ProtoMessage() {}
 
 func (x *Interaction) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3584,7 +3690,7 @@ func (x *Interaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Interaction.ProtoReflect.Descriptor instead.
 func (*Interaction) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{37}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *Interaction) GetSessionId() string {
@@ -3727,7 +3833,7 @@ type ListInteractionsRequest struct {
 
 func (x *ListInteractionsRequest) Reset() {
 	*x = ListInteractionsRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3739,7 +3845,7 @@ func (x *ListInteractionsRequest) String() string {
 func (*ListInteractionsRequest) ProtoMessage() {}
 
 func (x *ListInteractionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3752,7 +3858,7 @@ func (x *ListInteractionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInteractionsRequest.ProtoReflect.Descriptor instead.
 func (*ListInteractionsRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListInteractionsRequest) GetSessionId() string {
@@ -3797,7 +3903,7 @@ type ListInteractionsResponse struct {
 
 func (x *ListInteractionsResponse) Reset() {
 	*x = ListInteractionsResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3809,7 +3915,7 @@ func (x *ListInteractionsResponse) String() string {
 func (*ListInteractionsResponse) ProtoMessage() {}
 
 func (x *ListInteractionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3822,7 +3928,7 @@ func (x *ListInteractionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInteractionsResponse.ProtoReflect.Descriptor instead.
 func (*ListInteractionsResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListInteractionsResponse) GetInteractions() []*Interaction {
@@ -3856,7 +3962,7 @@ type RespondToSandboxBoundaryRequest struct {
 
 func (x *RespondToSandboxBoundaryRequest) Reset() {
 	*x = RespondToSandboxBoundaryRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3868,7 +3974,7 @@ func (x *RespondToSandboxBoundaryRequest) String() string {
 func (*RespondToSandboxBoundaryRequest) ProtoMessage() {}
 
 func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3881,7 +3987,7 @@ func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToSandboxBoundaryRequest.ProtoReflect.Descriptor instead.
 func (*RespondToSandboxBoundaryRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RespondToSandboxBoundaryRequest) GetSessionId() string {
@@ -3923,7 +4029,7 @@ type RespondToSandboxBoundaryResponse struct {
 
 func (x *RespondToSandboxBoundaryResponse) Reset() {
 	*x = RespondToSandboxBoundaryResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3935,7 +4041,7 @@ func (x *RespondToSandboxBoundaryResponse) String() string {
 func (*RespondToSandboxBoundaryResponse) ProtoMessage() {}
 
 func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3948,7 +4054,7 @@ func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToSandboxBoundaryResponse.ProtoReflect.Descriptor instead.
 func (*RespondToSandboxBoundaryResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RespondToSandboxBoundaryResponse) GetInteraction() *Interaction {
@@ -3974,7 +4080,7 @@ type RespondToUserQuestionRequest struct {
 
 func (x *RespondToUserQuestionRequest) Reset() {
 	*x = RespondToUserQuestionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3986,7 +4092,7 @@ func (x *RespondToUserQuestionRequest) String() string {
 func (*RespondToUserQuestionRequest) ProtoMessage() {}
 
 func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3999,7 +4105,7 @@ func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToUserQuestionRequest.ProtoReflect.Descriptor instead.
 func (*RespondToUserQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RespondToUserQuestionRequest) GetSessionId() string {
@@ -4034,7 +4140,7 @@ type RespondToUserQuestionResponse struct {
 
 func (x *RespondToUserQuestionResponse) Reset() {
 	*x = RespondToUserQuestionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4046,7 +4152,7 @@ func (x *RespondToUserQuestionResponse) String() string {
 func (*RespondToUserQuestionResponse) ProtoMessage() {}
 
 func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4059,7 +4165,7 @@ func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToUserQuestionResponse.ProtoReflect.Descriptor instead.
 func (*RespondToUserQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RespondToUserQuestionResponse) GetInteraction() *Interaction {
@@ -4088,7 +4194,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4100,7 +4206,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4113,7 +4219,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SendMessageRequest) GetSessionId() string {
@@ -4150,7 +4256,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4162,7 +4268,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4175,7 +4281,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SendMessageResponse) GetMessageId() string {
@@ -4207,7 +4313,7 @@ type WatchSessionRequest struct {
 
 func (x *WatchSessionRequest) Reset() {
 	*x = WatchSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4219,7 +4325,7 @@ func (x *WatchSessionRequest) String() string {
 func (*WatchSessionRequest) ProtoMessage() {}
 
 func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4232,7 +4338,7 @@ func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionRequest.ProtoReflect.Descriptor instead.
 func (*WatchSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *WatchSessionRequest) GetSessionId() string {
@@ -4260,7 +4366,7 @@ type WatchSessionResponse struct {
 
 func (x *WatchSessionResponse) Reset() {
 	*x = WatchSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4272,7 +4378,7 @@ func (x *WatchSessionResponse) String() string {
 func (*WatchSessionResponse) ProtoMessage() {}
 
 func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4285,7 +4391,7 @@ func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionResponse.ProtoReflect.Descriptor instead.
 func (*WatchSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *WatchSessionResponse) GetEvent() *SessionEvent {
@@ -4304,7 +4410,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4316,7 +4422,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4329,7 +4435,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
 }
 
 // DrainedTurn is what a shutdown did to one running turn.
@@ -4349,7 +4455,7 @@ type DrainedTurn struct {
 
 func (x *DrainedTurn) Reset() {
 	*x = DrainedTurn{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4361,7 +4467,7 @@ func (x *DrainedTurn) String() string {
 func (*DrainedTurn) ProtoMessage() {}
 
 func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4374,7 +4480,7 @@ func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrainedTurn.ProtoReflect.Descriptor instead.
 func (*DrainedTurn) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *DrainedTurn) GetSessionId() string {
@@ -4424,7 +4530,7 @@ type ResourceShutdown struct {
 
 func (x *ResourceShutdown) Reset() {
 	*x = ResourceShutdown{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4436,7 +4542,7 @@ func (x *ResourceShutdown) String() string {
 func (*ResourceShutdown) ProtoMessage() {}
 
 func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4449,7 +4555,7 @@ func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceShutdown.ProtoReflect.Descriptor instead.
 func (*ResourceShutdown) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{50}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ResourceShutdown) GetAttempted() bool {
@@ -4500,7 +4606,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4512,7 +4618,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4525,7 +4631,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{51}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ShutdownResponse) GetTurns() []*DrainedTurn {
@@ -4625,7 +4731,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
 	"toolCallId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x128\n" +
-	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xaa\x01\n" +
+	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xf0\x01\n" +
 	"\n" +
 	"ToolResult\x12 \n" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
@@ -4633,9 +4739,19 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x06output\x18\x02 \x01(\tR\x06output\x12\x19\n" +
 	"\bis_error\x18\x03 \x01(\bR\aisError\x12\x17\n" +
 	"\arun_ref\x18\x04 \x01(\tR\x06runRef\x12 \n" +
-	"\texit_code\x18\x05 \x01(\x05H\x00R\bexitCode\x88\x01\x01B\f\n" +
+	"\texit_code\x18\x05 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12D\n" +
 	"\n" +
-	"_exit_code\"{\n" +
+	"truncation\x18\x06 \x01(\v2$.maka.kernel.v1.ToolOutputTruncationR\n" +
+	"truncationB\f\n" +
+	"\n" +
+	"_exit_code\"\x8e\x02\n" +
+	"\x14ToolOutputTruncation\x12*\n" +
+	"\x11stdout_bytes_kept\x18\x01 \x01(\x03R\x0fstdoutBytesKept\x120\n" +
+	"\x14stdout_bytes_omitted\x18\x02 \x01(\x03R\x12stdoutBytesOmitted\x12*\n" +
+	"\x11stderr_bytes_kept\x18\x03 \x01(\x03R\x0fstderrBytesKept\x120\n" +
+	"\x14stderr_bytes_omitted\x18\x04 \x01(\x03R\x12stderrBytesOmitted\x12!\n" +
+	"\fbudget_bytes\x18\x05 \x01(\x03R\vbudgetBytes\x12\x17\n" +
+	"\arun_ref\x18\x06 \x01(\tR\x06runRef\"{\n" +
 	"\x16SandboxBoundaryRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x18\n" +
@@ -4960,7 +5076,7 @@ func file_maka_kernel_v1_kernel_proto_rawDescGZIP() []byte {
 }
 
 var file_maka_kernel_v1_kernel_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
+var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(SessionStatus)(0),                       // 0: maka.kernel.v1.SessionStatus
 	(PermissionMode)(0),                      // 1: maka.kernel.v1.PermissionMode
@@ -4984,147 +5100,149 @@ var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(*ToolCall)(nil),                         // 19: maka.kernel.v1.ToolCall
 	(*ToolOutput)(nil),                       // 20: maka.kernel.v1.ToolOutput
 	(*ToolResult)(nil),                       // 21: maka.kernel.v1.ToolResult
-	(*SandboxBoundaryRequest)(nil),           // 22: maka.kernel.v1.SandboxBoundaryRequest
-	(*UserQuestionRequest)(nil),              // 23: maka.kernel.v1.UserQuestionRequest
-	(*InteractionResolved)(nil),              // 24: maka.kernel.v1.InteractionResolved
-	(*TurnState)(nil),                        // 25: maka.kernel.v1.TurnState
-	(*Complete)(nil),                         // 26: maka.kernel.v1.Complete
-	(*TurnError)(nil),                        // 27: maka.kernel.v1.TurnError
-	(*SessionEvent)(nil),                     // 28: maka.kernel.v1.SessionEvent
-	(*CreateSessionRequest)(nil),             // 29: maka.kernel.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),            // 30: maka.kernel.v1.CreateSessionResponse
-	(*GetSessionRequest)(nil),                // 31: maka.kernel.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),               // 32: maka.kernel.v1.GetSessionResponse
-	(*ListSessionsRequest)(nil),              // 33: maka.kernel.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),             // 34: maka.kernel.v1.ListSessionsResponse
-	(*Labels)(nil),                           // 35: maka.kernel.v1.Labels
-	(*UpdateSessionRequest)(nil),             // 36: maka.kernel.v1.UpdateSessionRequest
-	(*UpdateSessionResponse)(nil),            // 37: maka.kernel.v1.UpdateSessionResponse
-	(*DeleteSessionRequest)(nil),             // 38: maka.kernel.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),            // 39: maka.kernel.v1.DeleteSessionResponse
-	(*ReadMessagesRequest)(nil),              // 40: maka.kernel.v1.ReadMessagesRequest
-	(*ReadMessagesResponse)(nil),             // 41: maka.kernel.v1.ReadMessagesResponse
-	(*ListTurnsRequest)(nil),                 // 42: maka.kernel.v1.ListTurnsRequest
-	(*ListTurnsResponse)(nil),                // 43: maka.kernel.v1.ListTurnsResponse
-	(*StartTurnRequest)(nil),                 // 44: maka.kernel.v1.StartTurnRequest
-	(*StartTurnResponse)(nil),                // 45: maka.kernel.v1.StartTurnResponse
-	(*StopSessionRequest)(nil),               // 46: maka.kernel.v1.StopSessionRequest
-	(*StopSessionResponse)(nil),              // 47: maka.kernel.v1.StopSessionResponse
-	(*Interaction)(nil),                      // 48: maka.kernel.v1.Interaction
-	(*ListInteractionsRequest)(nil),          // 49: maka.kernel.v1.ListInteractionsRequest
-	(*ListInteractionsResponse)(nil),         // 50: maka.kernel.v1.ListInteractionsResponse
-	(*RespondToSandboxBoundaryRequest)(nil),  // 51: maka.kernel.v1.RespondToSandboxBoundaryRequest
-	(*RespondToSandboxBoundaryResponse)(nil), // 52: maka.kernel.v1.RespondToSandboxBoundaryResponse
-	(*RespondToUserQuestionRequest)(nil),     // 53: maka.kernel.v1.RespondToUserQuestionRequest
-	(*RespondToUserQuestionResponse)(nil),    // 54: maka.kernel.v1.RespondToUserQuestionResponse
-	(*SendMessageRequest)(nil),               // 55: maka.kernel.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),              // 56: maka.kernel.v1.SendMessageResponse
-	(*WatchSessionRequest)(nil),              // 57: maka.kernel.v1.WatchSessionRequest
-	(*WatchSessionResponse)(nil),             // 58: maka.kernel.v1.WatchSessionResponse
-	(*ShutdownRequest)(nil),                  // 59: maka.kernel.v1.ShutdownRequest
-	(*DrainedTurn)(nil),                      // 60: maka.kernel.v1.DrainedTurn
-	(*ResourceShutdown)(nil),                 // 61: maka.kernel.v1.ResourceShutdown
-	(*ShutdownResponse)(nil),                 // 62: maka.kernel.v1.ShutdownResponse
-	nil,                                      // 63: maka.kernel.v1.Session.BackendOptionsEntry
-	nil,                                      // 64: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	(*timestamppb.Timestamp)(nil),            // 65: google.protobuf.Timestamp
+	(*ToolOutputTruncation)(nil),             // 22: maka.kernel.v1.ToolOutputTruncation
+	(*SandboxBoundaryRequest)(nil),           // 23: maka.kernel.v1.SandboxBoundaryRequest
+	(*UserQuestionRequest)(nil),              // 24: maka.kernel.v1.UserQuestionRequest
+	(*InteractionResolved)(nil),              // 25: maka.kernel.v1.InteractionResolved
+	(*TurnState)(nil),                        // 26: maka.kernel.v1.TurnState
+	(*Complete)(nil),                         // 27: maka.kernel.v1.Complete
+	(*TurnError)(nil),                        // 28: maka.kernel.v1.TurnError
+	(*SessionEvent)(nil),                     // 29: maka.kernel.v1.SessionEvent
+	(*CreateSessionRequest)(nil),             // 30: maka.kernel.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),            // 31: maka.kernel.v1.CreateSessionResponse
+	(*GetSessionRequest)(nil),                // 32: maka.kernel.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),               // 33: maka.kernel.v1.GetSessionResponse
+	(*ListSessionsRequest)(nil),              // 34: maka.kernel.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),             // 35: maka.kernel.v1.ListSessionsResponse
+	(*Labels)(nil),                           // 36: maka.kernel.v1.Labels
+	(*UpdateSessionRequest)(nil),             // 37: maka.kernel.v1.UpdateSessionRequest
+	(*UpdateSessionResponse)(nil),            // 38: maka.kernel.v1.UpdateSessionResponse
+	(*DeleteSessionRequest)(nil),             // 39: maka.kernel.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),            // 40: maka.kernel.v1.DeleteSessionResponse
+	(*ReadMessagesRequest)(nil),              // 41: maka.kernel.v1.ReadMessagesRequest
+	(*ReadMessagesResponse)(nil),             // 42: maka.kernel.v1.ReadMessagesResponse
+	(*ListTurnsRequest)(nil),                 // 43: maka.kernel.v1.ListTurnsRequest
+	(*ListTurnsResponse)(nil),                // 44: maka.kernel.v1.ListTurnsResponse
+	(*StartTurnRequest)(nil),                 // 45: maka.kernel.v1.StartTurnRequest
+	(*StartTurnResponse)(nil),                // 46: maka.kernel.v1.StartTurnResponse
+	(*StopSessionRequest)(nil),               // 47: maka.kernel.v1.StopSessionRequest
+	(*StopSessionResponse)(nil),              // 48: maka.kernel.v1.StopSessionResponse
+	(*Interaction)(nil),                      // 49: maka.kernel.v1.Interaction
+	(*ListInteractionsRequest)(nil),          // 50: maka.kernel.v1.ListInteractionsRequest
+	(*ListInteractionsResponse)(nil),         // 51: maka.kernel.v1.ListInteractionsResponse
+	(*RespondToSandboxBoundaryRequest)(nil),  // 52: maka.kernel.v1.RespondToSandboxBoundaryRequest
+	(*RespondToSandboxBoundaryResponse)(nil), // 53: maka.kernel.v1.RespondToSandboxBoundaryResponse
+	(*RespondToUserQuestionRequest)(nil),     // 54: maka.kernel.v1.RespondToUserQuestionRequest
+	(*RespondToUserQuestionResponse)(nil),    // 55: maka.kernel.v1.RespondToUserQuestionResponse
+	(*SendMessageRequest)(nil),               // 56: maka.kernel.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),              // 57: maka.kernel.v1.SendMessageResponse
+	(*WatchSessionRequest)(nil),              // 58: maka.kernel.v1.WatchSessionRequest
+	(*WatchSessionResponse)(nil),             // 59: maka.kernel.v1.WatchSessionResponse
+	(*ShutdownRequest)(nil),                  // 60: maka.kernel.v1.ShutdownRequest
+	(*DrainedTurn)(nil),                      // 61: maka.kernel.v1.DrainedTurn
+	(*ResourceShutdown)(nil),                 // 62: maka.kernel.v1.ResourceShutdown
+	(*ShutdownResponse)(nil),                 // 63: maka.kernel.v1.ShutdownResponse
+	nil,                                      // 64: maka.kernel.v1.Session.BackendOptionsEntry
+	nil,                                      // 65: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	(*timestamppb.Timestamp)(nil),            // 66: google.protobuf.Timestamp
 }
 var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
-	65, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	65, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	65, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
+	66, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	66, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	66, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
 	0,  // 3: maka.kernel.v1.Session.status:type_name -> maka.kernel.v1.SessionStatus
-	65, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
+	66, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 5: maka.kernel.v1.Session.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	63, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
+	64, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
 	2,  // 7: maka.kernel.v1.Turn.status:type_name -> maka.kernel.v1.TurnStatus
-	65, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
-	65, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
+	66, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
+	66, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
 	3,  // 10: maka.kernel.v1.SystemNote.kind:type_name -> maka.kernel.v1.SystemNoteKind
 	4,  // 11: maka.kernel.v1.ToolOutput.stream:type_name -> maka.kernel.v1.ToolOutputStream
-	5,  // 12: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
-	6,  // 13: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	2,  // 14: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
-	65, // 15: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
-	65, // 16: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
-	15, // 17: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
-	16, // 18: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
-	17, // 19: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
-	18, // 20: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
-	19, // 21: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
-	20, // 22: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
-	21, // 23: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
-	22, // 24: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	23, // 25: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	24, // 26: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
-	25, // 27: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
-	26, // 28: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
-	27, // 29: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
-	1,  // 30: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	64, // 31: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	13, // 32: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
-	13, // 33: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
-	13, // 34: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
-	35, // 35: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
-	1,  // 36: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	13, // 37: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
-	28, // 38: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
-	14, // 39: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
-	28, // 40: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	7,  // 41: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
-	7,  // 42: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
-	5,  // 43: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
-	9,  // 44: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	65, // 45: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	65, // 46: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
-	22, // 47: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	23, // 48: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	6,  // 49: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	48, // 50: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
-	8,  // 51: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
-	48, // 52: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	48, // 53: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	28, // 54: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	10, // 55: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
-	60, // 56: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	61, // 57: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
-	11, // 58: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	29, // 59: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	31, // 60: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	33, // 61: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	36, // 62: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	38, // 63: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	40, // 64: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	42, // 65: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	49, // 66: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
-	44, // 67: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	46, // 68: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	51, // 69: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	53, // 70: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	55, // 71: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	57, // 72: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	59, // 73: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 74: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	30, // 75: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	32, // 76: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	34, // 77: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	37, // 78: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	39, // 79: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	41, // 80: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	43, // 81: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	50, // 82: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
-	45, // 83: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	47, // 84: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	52, // 85: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	54, // 86: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	56, // 87: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	58, // 88: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	62, // 89: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	74, // [74:90] is the sub-list for method output_type
-	58, // [58:74] is the sub-list for method input_type
-	58, // [58:58] is the sub-list for extension type_name
-	58, // [58:58] is the sub-list for extension extendee
-	0,  // [0:58] is the sub-list for field type_name
+	22, // 12: maka.kernel.v1.ToolResult.truncation:type_name -> maka.kernel.v1.ToolOutputTruncation
+	5,  // 13: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
+	6,  // 14: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	2,  // 15: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
+	66, // 16: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
+	66, // 17: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
+	15, // 18: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
+	16, // 19: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
+	17, // 20: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
+	18, // 21: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
+	19, // 22: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
+	20, // 23: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
+	21, // 24: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
+	23, // 25: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	24, // 26: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	25, // 27: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
+	26, // 28: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
+	27, // 29: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
+	28, // 30: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
+	1,  // 31: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	65, // 32: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	13, // 33: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 34: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 35: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
+	36, // 36: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
+	1,  // 37: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	13, // 38: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	29, // 39: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
+	14, // 40: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
+	29, // 41: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	7,  // 42: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
+	7,  // 43: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
+	5,  // 44: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
+	9,  // 45: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
+	66, // 46: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	66, // 47: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	23, // 48: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	24, // 49: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	6,  // 50: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	49, // 51: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
+	8,  // 52: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	49, // 53: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	49, // 54: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	29, // 55: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 56: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	61, // 57: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	62, // 58: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 59: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	30, // 60: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	32, // 61: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	34, // 62: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	37, // 63: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	39, // 64: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	41, // 65: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	43, // 66: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	50, // 67: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
+	45, // 68: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	47, // 69: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	52, // 70: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	54, // 71: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	56, // 72: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	58, // 73: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	60, // 74: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 75: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	31, // 76: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	33, // 77: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	35, // 78: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	38, // 79: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	40, // 80: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	42, // 81: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	44, // 82: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	51, // 83: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
+	46, // 84: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	48, // 85: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	53, // 86: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	55, // 87: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	57, // 88: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	59, // 89: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	63, // 90: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	75, // [75:91] is the sub-list for method output_type
+	59, // [59:75] is the sub-list for method input_type
+	59, // [59:59] is the sub-list for extension type_name
+	59, // [59:59] is the sub-list for extension extendee
+	0,  // [0:59] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }
@@ -5133,7 +5251,7 @@ func file_maka_kernel_v1_kernel_proto_init() {
 		return
 	}
 	file_maka_kernel_v1_kernel_proto_msgTypes[10].OneofWrappers = []any{}
-	file_maka_kernel_v1_kernel_proto_msgTypes[17].OneofWrappers = []any{
+	file_maka_kernel_v1_kernel_proto_msgTypes[18].OneofWrappers = []any{
 		(*SessionEvent_User)(nil),
 		(*SessionEvent_Assistant)(nil),
 		(*SessionEvent_SystemNote)(nil),
@@ -5148,9 +5266,9 @@ func file_maka_kernel_v1_kernel_proto_init() {
 		(*SessionEvent_Complete)(nil),
 		(*SessionEvent_Error)(nil),
 	}
-	file_maka_kernel_v1_kernel_proto_msgTypes[22].OneofWrappers = []any{}
-	file_maka_kernel_v1_kernel_proto_msgTypes[25].OneofWrappers = []any{}
-	file_maka_kernel_v1_kernel_proto_msgTypes[37].OneofWrappers = []any{
+	file_maka_kernel_v1_kernel_proto_msgTypes[23].OneofWrappers = []any{}
+	file_maka_kernel_v1_kernel_proto_msgTypes[26].OneofWrappers = []any{}
+	file_maka_kernel_v1_kernel_proto_msgTypes[38].OneofWrappers = []any{
 		(*Interaction_SandboxBoundaryRequest)(nil),
 		(*Interaction_UserQuestionRequest)(nil),
 	}
@@ -5160,7 +5278,7 @@ func file_maka_kernel_v1_kernel_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_kernel_v1_kernel_proto_rawDesc), len(file_maka_kernel_v1_kernel_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   54,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
