@@ -38,9 +38,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
+from maka_common import observability
 from maka_common.aio import race
 from maka_common.auth import Authenticator, AuthInterceptor, TokenFileError
 from maka_common.config import CommonConfig
+from maka_common.logs import LogContextInterceptor, configure_logging
+from maka_common.metrics import MetricsInterceptor, MetricsServer, ServiceMetrics
 from maka_common.reflection import enable_reflection
 from maka_common.request_guard import RequestGuard, RequestLimits
 
@@ -92,6 +95,13 @@ class ServerHost:
         self._shutdown_task: asyncio.Task[Any] | None = None
         self._stop_now = asyncio.Event()
         self._drained = asyncio.Event()
+        #: Prometheus metrics (served only with --metrics-listen; services add their figures).
+        self.metrics = ServiceMetrics(config.service, config.service_data_dir)
+        #: Where /metrics is served once started (None: not served).
+        self.metrics_address: str | None = None
+        self.metrics_server: MetricsServer | None = None
+        #: The OpenTelemetry tracer provider with --otel (None: no tracing).
+        self.tracer_provider: Any = None
 
     @property
     def draining(self) -> bool:
@@ -123,10 +133,12 @@ class ServerHost:
         self._stop_now.set()
 
     async def _drain(self) -> Any:
+        started = time.perf_counter()
         try:
             await self.set_serving(False)
             return await self.service.drain(self.config.shutdown_grace)
         finally:
+            self.metrics.drain_seconds.observe(time.perf_counter() - started)
             self._drained.set()
 
     async def wait_drained(self) -> None:
@@ -143,11 +155,9 @@ async def serve(
 ) -> int:
     """Run *service* until shut down; return the process exit code.
 
-    With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (they are
-    process-wide): for hosting a server inside another program, such as a test, that ends it
-    through :meth:`ServerHost.shutdown` instead. *keepalive* is the ping policy shared with the
-    clients (:mod:`maka_client.keepalive`); tests shrink its intervals.
-    """
+    With ``handle_signals=False`` no SIGTERM/SIGINT handlers are installed (process-wide): for
+    a server hosted in another program (a test) that ends it through :meth:`ServerHost.shutdown`.
+    *keepalive*: the ping policy shared with the clients; tests shrink its intervals."""
     host = ServerHost(config, service)
     refused = _refuse_insecure(host)
     if refused is not None:
@@ -156,7 +166,8 @@ async def serve(
         ensure_private_dir(config.data_dir)
         host.authenticator.open()
         credentials = server_credentials(config)
-    except (OSError, TokenFileError) as error:
+        host.tracer_provider = observability.tracer(config)
+    except (OSError, TokenFileError, observability.TracingError) as error:
         return _startup_failed(host, error)
     try:
         await service.open(host)
@@ -165,7 +176,7 @@ async def serve(
     server = _grpc_server(host, interceptors, keepalive)
     try:
         _register(server, host)
-        if not _bind(server, host, credentials):
+        if not _bind(server, host, credentials) or not observability.start_metrics(host):
             return 1
         # Handlers go in before the "listening" line: whoever reads it may signal at once.
         if handle_signals:
@@ -182,6 +193,7 @@ async def serve(
     finally:
         await server.stop(None)
         await service.close()
+        observability.stop_metrics(host)
 
 
 def _startup_failed(host: ServerHost, error: Exception) -> int:
@@ -191,8 +203,9 @@ def _startup_failed(host: ServerHost, error: Exception) -> int:
 
 
 def _refuse_insecure(host: ServerHost) -> int | None:
-    """Exit code 2 for a plaintext listener beyond loopback, unless it is allowed (a warning)."""
-    insecure = insecure_listen(host.config)
+    """Exit code 2 for a plaintext listener (gRPC or metrics) beyond loopback, unless it is
+    allowed (a warning)."""
+    insecure = insecure_listen(host.config) or observability.insecure_metrics(host.config)
     if insecure is None:
         return None
     if not host.config.allow_insecure_listen:
@@ -214,9 +227,13 @@ def _grpc_server(
         # Authentication first (on metadata only: an anonymous call is refused before its
         # request is decoded), then the guard: a request too large or undecodable is refused
         # before anything else sees it.
+        # Tracing and metrics outermost, so refused calls are traced and counted too.
         interceptors=(
+            *observability.server_interceptors(host),
+            MetricsInterceptor(host.metrics),
             AuthInterceptor(host.authenticator, domain, mtls=config.tls_client_ca is not None),
             RequestGuard(limits, domain=domain),
+            LogContextInterceptor(),
             *interceptors,
         ),
         options=[*server_options(keepalive), *limits.server_options()],
@@ -333,15 +350,7 @@ def server_options(keepalive: KeepalivePolicy = KEEPALIVE) -> list[tuple[str, An
     return [("grpc.so_reuseport", 0), *keepalive.server_options()]
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
 def run_main(config: CommonConfig, service: Service) -> int:
     """Entry-point helper: logging, event loop, exit code."""
-    configure_logging(config.log_level)
+    configure_logging(config.log_level, config.log_format)
     return asyncio.run(serve(config, service))
