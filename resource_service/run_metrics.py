@@ -4,7 +4,7 @@ The supervisor tells its listeners of every committed run revision (and of a run
 close); from those this module keeps the live runs by state, counts the runs that reached a
 final state, and times a stopped run (cancelled or timed out) from the moment it began closing
 to its final record; it logs (debug) each run's states with its session, turn and run ids.
-The PTY gauge reads the supervisor's own count. The figures go to a
+The PTY gauge counts the live runs over a PTY. The figures go to a
 :class:`RunRecorder` (the server passes its Prometheus metrics); the core is not touched.
 """
 
@@ -35,9 +35,9 @@ class RunObserver:
     """Follows *supervisor*'s updates for *recorder* until :meth:`close`."""
 
     def __init__(self, supervisor: RunSupervisor, recorder: RunRecorder) -> None:
-        self._supervisor = supervisor
         self._recorder = recorder
-        self._states: dict[str, str] = {}
+        #: Live runs: ref -> (state, mode). Read by the scraping thread: copied, never iterated.
+        self._states: dict[str, tuple[str, str]] = {}
         self._closing: dict[str, float] = {}
         self._remove = supervisor.add_update_listener(self._update)
 
@@ -53,9 +53,9 @@ class RunObserver:
             self._closing.setdefault(record.ref, time.monotonic())
             return
         if is_active_status(record.status):
-            if self._states.get(record.ref) != record.status:
+            if self._states.get(record.ref, ("",))[0] != record.status:
                 log.debug("run %s %s (%s, %s)", record.id, record.status, record.kind, record.mode)
-            self._states[record.ref] = record.status
+            self._states[record.ref] = (record.status, record.mode)
             return
         log.debug("run %s %s (exit code %s)", record.id, record.status, record.exit_code)
         self._states.pop(record.ref, None)
@@ -66,12 +66,12 @@ class RunObserver:
 
     def live_runs(self) -> dict[tuple[str, str], int]:
         counts: dict[tuple[str, str], int] = {}
-        for state in list(self._states.values()):
+        for state, _ in list(self._states.values()):
             counts["run", state] = counts.get(("run", state), 0) + 1
         return counts
 
     def live_ptys(self) -> int:
-        return self._supervisor.live_counts()[1]
+        return sum(1 for _, mode in list(self._states.values()) if mode == "pty")
 
     def close(self) -> None:
         self._remove()
