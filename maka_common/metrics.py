@@ -103,7 +103,7 @@ class ServiceMetrics:
         )
         self.stop_seconds = Histogram(
             "maka_stop_seconds",
-            "Time from asking to stop a turn or run until it reached its final state, by kind",
+            "Time from a stopped run's termination to its final record, by kind (run)",
             ["kind"],
             buckets=DRAIN_BUCKETS,
             registry=registry,
@@ -143,8 +143,8 @@ class ServiceMetrics:
         if stop_seconds is not None:
             self.stop_seconds.labels(kind).observe(stop_seconds)
 
-    def turn_final(self, state: str, stop_seconds: float | None) -> None:
-        self.count_finished("turn", state, stop_seconds)
+    def turn_final(self, state: str) -> None:
+        self.count_finished("turn", state)
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):
@@ -152,6 +152,14 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self, metrics: ServiceMetrics) -> None:
         self.metrics = metrics
+        self._recorders: dict[str, _Recorder] = {}
+
+    def _recorder(self, path: str) -> _Recorder:
+        recorder = self._recorders.get(path)
+        if recorder is None:
+            service, _, method = path.lstrip("/").rpartition("/")
+            recorder = self._recorders[path] = _Recorder(self.metrics, service, method)
+        return recorder
 
     async def intercept_service(
         self,
@@ -161,8 +169,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
         handler: Handler | None = await continuation(handler_call_details)
         if handler is None:
             return None
-        service, _, method = handler_call_details.method.lstrip("/").rpartition("/")
-        record = _Recorder(self.metrics, service, method)
+        record = self._recorder(handler_call_details.method)
         inner = behaviour_of(handler)
         if handler.response_streaming and inspect.isasyncgenfunction(inner):
 
@@ -192,14 +199,21 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
 
 class _Recorder:
+    """One method's series: its histogram and, by status code, its counters."""
+
     def __init__(self, metrics: ServiceMetrics, service: str, method: str) -> None:
         self.handled = metrics.grpc_handled
         self.seconds = metrics.grpc_seconds.labels(service, method)
         self.service, self.method = service, method
+        self.by_code: dict[str, Any] = {}
 
     def __call__(self, context: Any, started: float, error: BaseException | None) -> None:
         self.seconds.observe(time.perf_counter() - started)
-        self.handled.labels(self.service, self.method, status_name(context, error)).inc()
+        code = status_name(context, error)
+        counter = self.by_code.get(code)
+        if counter is None:
+            counter = self.by_code[code] = self.handled.labels(self.service, self.method, code)
+        counter.inc()
 
 
 def status_name(context: Any, error: BaseException | None) -> str:

@@ -2,8 +2,9 @@
 
 Every turn's state change is a ``turn_state`` entry appended to its session's log (the store
 is the one place all of them pass, the start-up sweep's included), so the store is where the
-kernel's figures are read off: live turns, turns that reached a final state, and how long an
-aborted turn took from the stop request to its final state. The figures go to a
+kernel's figures are read off: live turns and turns that reached a final state (how long a
+stop takes is the ``StopSession`` call's own latency: an immediate stop answers once the turn
+has ended). The figures go to a
 :class:`TurnRecorder` (the server passes one over its Prometheus metrics); this module knows
 nothing of Prometheus.
 """
@@ -26,8 +27,8 @@ log = logging.getLogger("maka.kernel.turns")
 
 
 class TurnRecorder(Protocol):
-    def turn_final(self, state: str, stop_seconds: float | None) -> None:
-        """A turn reached *state*; *stop_seconds*: from its stop request, when it was stopped."""
+    def turn_final(self, state: str) -> None:
+        """A turn reached final *state*."""
 
 
 class ObservedSessionStore(SqliteSessionStore):
@@ -63,9 +64,7 @@ class ObservedSessionStore(SqliteSessionStore):
             return
         running.discard(state.turn_id)
         if self.recorder is not None:
-            stopped = state.aborted_at > 0 and state.ts >= state.aborted_at
-            seconds = (state.ts - state.aborted_at) / 1000 if stopped else None
-            self.recorder.turn_final(state.status, seconds)
+            self.recorder.turn_final(state.status)
 
     def live_turns(self) -> dict[tuple[str, str], int]:
         return {("turn", "running"): len(self.__dict__.get("running", ()))}

@@ -130,3 +130,27 @@ async def test_json_lines_carry_the_ids_of_a_real_turn_and_no_secret(
     both = observed.kernel.stderr + observed.resource.stderr
     assert auth.TOKEN not in both
     assert unknown not in both
+
+
+async def test_a_stopped_turn_is_live_then_aborted(observed: Pair, workspace: Path) -> None:
+    async with KernelClient(observed.kernel.address) as kernel:
+        session = await kernel.create_session(str(workspace), permission_mode=BYPASS)
+        stream = kernel.start_turn(session.id, "echo started; sleep 600")
+        async for event in stream:
+            if event.WhichOneof("event") == "tool_output":
+                break
+        running = scrape(observed.kernel)
+        await kernel.stop_session(session.id)
+        async for _ in stream:
+            pass
+    stopped = scrape(observed.kernel)
+
+    assert value(running, "maka_live", kind="turn", state="running") == 1
+    assert value(stopped, "maka_live", kind="turn", state="running") == 0
+    assert value(stopped, "maka_finished_total", kind="turn", state="aborted") == 1
+    stop = {"grpc_service": KERNEL, "grpc_method": "StopSession"}
+    assert value(stopped, "maka_grpc_server_handled_total", **stop, grpc_code="OK") == 1
+    assert value(stopped, "maka_grpc_server_handling_seconds_count", **stop) == 1
+    resource = scrape(observed.resource)
+    assert value(resource, "maka_finished_total", kind="run", state="cancelled") == 1
+    assert value(resource, "maka_stop_seconds_count", kind="run") == 1
