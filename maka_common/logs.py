@@ -80,14 +80,17 @@ class _ContextFilter(logging.Filter):
 
 class _JsonLines(JsonFormatter):
     def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in log_data.items() if not (k in ID_FIELDS and not v)}
+        """The timestamp first; ids that do not apply left out."""
+        first = {"timestamp": log_data.pop("timestamp", None)}
+        return first | {k: v for k, v in log_data.items() if not (k in ID_FIELDS and not v)}
 
 
 def json_formatter() -> logging.Formatter:
+    """One JSON object per record; ``timestamp`` is ISO 8601 in UTC, to the microsecond."""
     return _JsonLines(
-        "%(asctime)s %(levelname)s %(name)s %(message)s %(session_id)s %(turn_id)s %(run_id)s",
-        rename_fields={"asctime": "timestamp", "levelname": "level", "name": "logger"},
-        datefmt="%Y-%m-%dT%H:%M:%S%z",
+        "%(levelname)s %(name)s %(message)s %(session_id)s %(turn_id)s %(run_id)s",
+        rename_fields={"levelname": "level", "name": "logger"},
+        timestamp=True,
         json_ensure_ascii=False,
     )
 
@@ -102,11 +105,6 @@ def configure_logging(level: str, log_format: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-
-
-def install_context_filter(handler: logging.Handler) -> None:
-    """Give *handler* the ids (for handlers other than :func:`configure_logging`'s)."""
-    handler.addFilter(_ContextFilter())
 
 
 class LogContextInterceptor(grpc.aio.ServerInterceptor):

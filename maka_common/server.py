@@ -17,7 +17,9 @@ request guard (:mod:`maka_common.request_guard`: size limits and decoding with `
 checks it; interceptors passed to :func:`serve` run after both. A plaintext listener on a
 non-loopback address is refused (exit 2) unless ``--allow-insecure-listen``; the bound address
 and the auth mode are logged once at start. Every connection follows the keepalive policy
-shared with the clients (:mod:`maka_client.keepalive`).
+shared with the clients (:mod:`maka_client.keepalive`). Outermost of all, every call is traced
+(``--otel``) and counted (:mod:`maka_common.metrics`, served with ``--metrics-listen``); after
+the guard, its request's ids are set for the log lines (:mod:`maka_common.logs`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,13 @@
-"""Metrics settings and the resource service's run figures, over a real server and HTTP."""
+"""Metrics and log settings, the log formats, and the resource service's run figures over a
+real server and HTTP."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -13,6 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from kernel_service.server import parse_config as kernel_config
 from maka_common.config import CommonConfig
+from maka_common.logs import configure_logging, log_context
 from resource_service.core import ShellRunConfig
 from resource_service.server import ResourceConfig, ResourceService
 from resource_service.server import parse_config as resource_config
@@ -132,3 +138,38 @@ async def test_live_ptys_runs_by_state_stops_and_the_drain_are_measured(
     assert registry.get_sample_value("maka_drain_seconds_count") == 1
     with pytest.raises(httpx.ConnectError):
         scrape(resource)
+
+
+@pytest.fixture
+def root_logging() -> Iterator[None]:
+    """configure_logging replaces the root handlers: put pytest's back afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+@pytest.mark.usefixtures("root_logging")
+def test_json_lines_hold_the_ids_that_apply(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging("info", "json")
+    with log_context(session_id="s-1", turn_id="t-1"):
+        logging.getLogger("maka.test").info("in a turn %d", 1)
+    logging.getLogger("maka.test").warning("outside")
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [list(line) for line in lines] == [
+        ["timestamp", "level", "logger", "message", "session_id", "turn_id"],
+        ["timestamp", "level", "logger", "message"],
+    ]
+    assert lines[0]["message"] == "in a turn 1" and lines[0]["turn_id"] == "t-1"
+    assert datetime.fromisoformat(lines[1]["timestamp"]).utcoffset() == timedelta(0)
+
+
+@pytest.mark.usefixtures("root_logging")
+def test_text_stays_the_default_line(capsys: pytest.CaptureFixture[str]) -> None:
+    configure_logging("info")
+    with log_context(session_id="s-1"):
+        logging.getLogger("maka.test").info("hello")
+    assert re.fullmatch(r"\S+ \S+ INFO maka\.test: hello\n", capsys.readouterr().err)
