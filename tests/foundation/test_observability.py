@@ -173,3 +173,10 @@ def test_text_stays_the_default_line(capsys: pytest.CaptureFixture[str]) -> None
     with log_context(session_id="s-1"):
         logging.getLogger("maka.test").info("hello")
     assert re.fullmatch(r"\S+ \S+ INFO maka\.test: hello\n", capsys.readouterr().err)
+
+
+@pytest.mark.slow
+def test_an_unknown_trace_exporter_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    process = spawn_service("kernel", tmp_path, "--otel", env={"OTEL_TRACES_EXPORTER": "carrier"})
+    assert process.wait() == 1
+    assert "OTEL_TRACES_EXPORTER='carrier': expected otlp, console or none" in process.stderr
