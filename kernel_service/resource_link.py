@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
+import grpc
 from maka.resource.v1 import resource_pb2 as pb
 from maka_client import errors
 from maka_client.aio import ClientOptions, ResourceClient
@@ -131,6 +132,7 @@ class ResourceLink:
         *,
         call_timeout: float = 10.0,
         credential: LinkCredential | None = None,
+        interceptors: Sequence[grpc.aio.ClientInterceptor] = (),
     ) -> None:
         credential = credential or LinkCredential()
         self._address = address
@@ -152,6 +154,7 @@ class ResourceLink:
                 data_dir=credential.data_dir,
                 tls=credential.tls,
             ),
+            interceptors=list(interceptors) or None,
         )
         self._registered: dict[str, tuple[str, str]] = {}
         self._pending_archives: dict[str, bool] = {}

@@ -48,7 +48,9 @@ from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYT
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
 from kernel_service.resource_link import LinkCredential, ResourceLink
+from kernel_service.store.observed import ObservedSessionStore
 from kernel_service.store.sqlite import SqliteSessionStore
+from maka_common import observability
 from maka_common.config import (
     DEFAULT_PAGE_BYTES,
     PAGE_BYTES_RANGE,
@@ -366,6 +368,7 @@ class KernelService:
             self.config.resource_address,
             call_timeout=self.config.resource_timeout,
             credential=resource_credential(self.config),
+            interceptors=observability.client_interceptors(host),
         )
         self._register_backends(self.resources)
         try:
@@ -374,10 +377,12 @@ class KernelService:
         except (StorageRootError, OSError) as error:
             raise StartupError(str(error)) from error
         try:
-            self.store = await SqliteSessionStore.open(
+            self.store = store = await ObservedSessionStore.open_observed(
                 self._owner.lease,
                 synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
             )
+            store.recorder = host.metrics
+            host.metrics.add_live(store.live_turns)
             report = await recover_interrupted(self.store, now_ms())
         except KernelError as error:
             self._owner.close()

@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 import platformdirs
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+LOG_FORMATS = ("text", "json")
 
 
 class OneLineArgumentParser(argparse.ArgumentParser):
@@ -41,6 +42,16 @@ def listen_address(value: str) -> str:
     if ":" in host and not (host.startswith("[") and host.endswith("]")):
         raise argparse.ArgumentTypeError(f"an IPv6 host needs brackets, e.g. [::1]:{port}")
     return value
+
+
+def metrics_address(value: str) -> str:
+    """``PORT``, ``:PORT`` or ``HOST:PORT`` to serve metrics on; without a host, loopback."""
+    text = value.strip()
+    if text.isdigit():
+        text = f":{text}"
+    if text.startswith(":"):
+        text = f"127.0.0.1{text}"
+    return listen_address(text)
 
 
 def target_address(value: str) -> str:
@@ -142,6 +153,12 @@ class CommonConfig:
     tls_client_ca: Path | None = None
     #: Let a plaintext listener bind a non-loopback address (warned at every start).
     allow_insecure_listen: bool = False
+    #: Serve Prometheus metrics over HTTP here (``HOST:PORT``); None: no metrics endpoint.
+    metrics_listen: str | None = None
+    #: ``text`` (one readable line) or ``json`` (one object per line), see maka_common.logs.
+    log_format: str = "text"
+    #: Trace with OpenTelemetry (maka_common.tracing; the standard OTEL_* environment).
+    otel: bool = False
 
     @property
     def credentials(self) -> Path:
@@ -174,6 +191,7 @@ class SettingsParser:
         self.parser = OneLineArgumentParser(prog=f"maka-{service}", description=description)
         self._add_common(default_port)
         self._add_security()
+        self._add_observability()
 
     def _add_common(self, default_port: int) -> None:
         service = self.service
@@ -236,6 +254,18 @@ class SettingsParser:
             "allow-insecure-listen",
             help="allow a plaintext listener on a non-loopback address (warned at every start)",
         )
+
+    def _add_observability(self) -> None:
+        self.add(
+            "metrics-listen",
+            type=lambda v: metrics_address(v) if v else v,
+            default="",
+            metavar="[HOST:]PORT",
+            help="serve Prometheus metrics on http://HOST:PORT/metrics (no host: 127.0.0.1; "
+            "empty: off; a non-loopback host needs --allow-insecure-listen)",
+        )
+        self.add("log-format", choices=LOG_FORMATS, default="text", help="log line format")
+        self.add_flag("otel", help="trace gRPC calls with OpenTelemetry (OTEL_* environment)")
 
     def env_names(self, name: str) -> tuple[str, str]:
         key = name.upper().replace("-", "_")
@@ -320,6 +350,9 @@ class SettingsParser:
             tls_key=_path(ns.tls_key),
             tls_client_ca=_path(ns.tls_client_ca),
             allow_insecure_listen=bool(ns.allow_insecure_listen),
+            metrics_listen=ns.metrics_listen or None,
+            log_format=ns.log_format,
+            otel=bool(ns.otel),
         )
         if (common.tls_cert is None) != (common.tls_key is None):
             self.parser.error("--tls-cert and --tls-key go together")

@@ -17,7 +17,9 @@ request guard (:mod:`maka_common.request_guard`: size limits and decoding with `
 checks it; interceptors passed to :func:`serve` run after both. A plaintext listener on a
 non-loopback address is refused (exit 2) unless ``--allow-insecure-listen``; the bound address
 and the auth mode are logged once at start. Every connection follows the keepalive policy
-shared with the clients (:mod:`maka_client.keepalive`).
+shared with the clients (:mod:`maka_client.keepalive`). Outermost of all, every call is traced
+(``--otel``) and counted (:mod:`maka_common.metrics`, served with ``--metrics-listen``); after
+the guard, its request's ids are set for the log lines (:mod:`maka_common.logs`).
 """
 
 from __future__ import annotations
@@ -38,9 +40,12 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from maka_client.keepalive import KEEPALIVE, KeepalivePolicy
 
+from maka_common import observability
 from maka_common.aio import race
 from maka_common.auth import Authenticator, AuthInterceptor, TokenFileError
 from maka_common.config import CommonConfig
+from maka_common.logs import LogContextInterceptor, configure_logging
+from maka_common.metrics import MetricsInterceptor, MetricsServer, ServiceMetrics
 from maka_common.reflection import enable_reflection
 from maka_common.request_guard import RequestGuard, RequestLimits
 
@@ -92,6 +97,13 @@ class ServerHost:
         self._shutdown_task: asyncio.Task[Any] | None = None
         self._stop_now = asyncio.Event()
         self._drained = asyncio.Event()
+        #: Prometheus metrics (served only with --metrics-listen; services add their figures).
+        self.metrics = ServiceMetrics(config.service, config.service_data_dir)
+        #: Where /metrics is served once started (None: not served).
+        self.metrics_address: str | None = None
+        self.metrics_server: MetricsServer | None = None
+        #: The OpenTelemetry tracer provider with --otel (None: no tracing).
+        self.tracer_provider: Any = None
 
     @property
     def draining(self) -> bool:
@@ -123,10 +135,12 @@ class ServerHost:
         self._stop_now.set()
 
     async def _drain(self) -> Any:
+        started = time.perf_counter()
         try:
             await self.set_serving(False)
             return await self.service.drain(self.config.shutdown_grace)
         finally:
+            self.metrics.drain_seconds.observe(time.perf_counter() - started)
             self._drained.set()
 
     async def wait_drained(self) -> None:
@@ -157,7 +171,8 @@ async def serve(
         ensure_private_dir(config.data_dir)
         host.authenticator.open()
         credentials = server_credentials(config)
-    except (OSError, TokenFileError) as error:
+        host.tracer_provider = observability.tracer(config)
+    except (OSError, TokenFileError, observability.TracingError) as error:
         return _startup_failed(host, error)
     try:
         await service.open(host)
@@ -166,23 +181,28 @@ async def serve(
     server = _grpc_server(host, interceptors, keepalive)
     try:
         _register(server, host)
-        if not _bind(server, host, credentials):
+        if not _bind(server, host, credentials) or not observability.start_metrics(host):
             return 1
         # Handlers go in before the "listening" line: whoever reads it may signal at once.
         if handle_signals:
             _install_signal_handlers(host)
         await server.start()
         await host.set_serving(True)
-        log.info(
-            "%s listening on %s (auth %s, data dir %s, pid %d)",
-            *(host.name, host.listen_address, host.auth_mode, config.service_data_dir),
-            os.getpid(),
-        )
+        _log_listening(host, config)
         await _serve_until_drained(server, host)
         return 0
     finally:
         await server.stop(None)
         await service.close()
+        observability.stop_metrics(host)
+
+
+def _log_listening(host: ServerHost, config: CommonConfig) -> None:
+    log.info(
+        "%s listening on %s (auth %s, data dir %s, pid %d)",
+        *(host.name, host.listen_address, host.auth_mode, config.service_data_dir),
+        os.getpid(),
+    )
 
 
 def _startup_failed(host: ServerHost, error: Exception) -> int:
@@ -192,8 +212,9 @@ def _startup_failed(host: ServerHost, error: Exception) -> int:
 
 
 def _refuse_insecure(host: ServerHost) -> int | None:
-    """Exit code 2 for a plaintext listener beyond loopback, unless it is allowed (a warning)."""
-    insecure = insecure_listen(host.config)
+    """Exit code 2 for a plaintext listener (gRPC or metrics) beyond loopback, unless it is
+    allowed (a warning)."""
+    insecure = insecure_listen(host.config) or observability.insecure_metrics(host.config)
     if insecure is None:
         return None
     if not host.config.allow_insecure_listen:
@@ -217,9 +238,13 @@ def _grpc_server(
         # Authentication first (on metadata only: an anonymous call is refused before its
         # request is decoded), then the guard: a request too large or undecodable is refused
         # before anything else sees it.
+        # Tracing and metrics outermost, so refused calls are traced and counted too.
         interceptors=(
+            *observability.server_interceptors(host),
+            MetricsInterceptor(host.metrics),
             AuthInterceptor(host.authenticator, domain, mtls=config.tls_client_ca is not None),
             RequestGuard(limits, domain=domain),
+            LogContextInterceptor(),
             *interceptors,
         ),
         options=[*server_options(keepalive), *limits.server_options()],
@@ -336,15 +361,7 @@ def server_options(keepalive: KeepalivePolicy = KEEPALIVE) -> list[tuple[str, An
     return [("grpc.so_reuseport", 0), *keepalive.server_options()]
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-
-
 def run_main(config: CommonConfig, service: Service) -> int:
     """Entry-point helper: logging, event loop, exit code."""
-    configure_logging(config.log_level)
+    configure_logging(config.log_level, config.log_format)
     return asyncio.run(serve(config, service))

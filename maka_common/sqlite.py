@@ -14,6 +14,8 @@ undo it: the work completes, or rolls back atomically, on the worker.
 ``COMMIT``; whatever fails (the work, or the COMMIT itself: SQLite may or may not have rolled
 back already, e.g. on a full disk) is rolled back, since a transaction left open would refuse
 every later write. ``committed`` runs on the worker right after the COMMIT, before the next call.
+Each committed transaction's time goes to the commit observers (:func:`add_commit_observer`:
+the metrics of :mod:`maka_common.metrics`).
 
 **Opening.** WAL is required (a file system that cannot do it is refused); ``synchronous`` is
 the store's choice; ``PRAGMA user_version`` holds the schema version: a file of a newer version
@@ -36,6 +38,7 @@ import asyncio
 import functools
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -44,11 +47,28 @@ from typing import Literal, TypeVar
 
 from maka_common.storage_root import RootLease
 
-__all__ = ["SqliteWorker", "StoreErrors", "StoreSchema", "Synchronous", "WorkerOptions"]
+__all__ = [
+    "SqliteWorker",
+    "StoreErrors",
+    "StoreSchema",
+    "Synchronous",
+    "WorkerOptions",
+    "add_commit_observer",
+]
 
 T = TypeVar("T")
 Synchronous = Literal["NORMAL", "FULL"]
 BUSY_TIMEOUT_MS = 5000
+
+#: Called on the worker thread after each COMMIT: (store name, database path, seconds).
+CommitObserver = Callable[[str, Path, float], None]
+_commit_observers: list[CommitObserver] = []
+
+
+def add_commit_observer(observer: CommitObserver) -> Callable[[], None]:
+    """Have *observer* see every commit of every store in this process; returns its removal."""
+    _commit_observers.append(observer)
+    return lambda: _commit_observers.remove(observer)
 
 
 @dataclass(frozen=True)
@@ -133,6 +153,7 @@ class SqliteWorker:
 
         def transaction() -> T:
             conn = self._connection()
+            started = time.perf_counter()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 result = work(conn)
@@ -141,6 +162,7 @@ class SqliteWorker:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
+            self._observe_commit(time.perf_counter() - started)
             if committed is not None:
                 committed(result)
             return result
@@ -186,6 +208,10 @@ class SqliteWorker:
             conn.close()
             raise
         self._conn = conn
+
+    def _observe_commit(self, seconds: float) -> None:
+        for observer in tuple(_commit_observers):
+            observer(self._options.thread_name, self.path, seconds)
 
     def _disconnect(self) -> None:
         if self._conn is not None:

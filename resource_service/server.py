@@ -44,6 +44,7 @@ from resource_service.core import (
     ShellRunConfig,
 )
 from resource_service.core.drain import drain
+from resource_service.run_metrics import RunObserver
 from resource_service.sandbox_config import add_sandbox_settings, sandbox_settings
 from resource_service.store import SqliteShellRunStore
 
@@ -310,6 +311,9 @@ class ResourceService:
             request_drain=self._fail_stop,
         )
         self._connections = ConnectionRegistry(self._resources)
+        runs = RunObserver(self._supervisor, host.metrics)
+        host.metrics.add_live(runs.live_runs)
+        host.metrics.ptys.set_function(runs.live_ptys)
 
     def register(self, server: grpc.aio.Server) -> None:
         assert self._host is not None and self._resources is not None

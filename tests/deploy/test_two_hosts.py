@@ -40,9 +40,12 @@ class Hosts:
     workspace: Path
     tmp: Path
 
-    def spawn(self, ns: str, service: str, *args: str) -> ServiceProcess:
+    def spawn(
+        self, ns: str, service: str, *args: str, extra_env: dict[str, str] | None = None
+    ) -> ServiceProcess:
         """*service* as a process inside namespace *ns* (its stderr collected)."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
+        env.update(extra_env or {})
         data_dir = self.tmp / f"{service}-data"
         command = service_command(service, ["--data-dir", str(data_dir), *args])
         process = subprocess.Popen(
@@ -65,6 +68,10 @@ class Hosts:
             *(self.resource_ns, "resource", "--listen", RESOURCE_ADDRESS),
             *("--tls-cert", str(files / "tls.crt"), "--tls-key", str(files / "tls.key")),
             *("--tls-client-ca", str(files / "ca.pem"), "--token-file", str(files / "tokens.json")),
+            # Only the resource host has HOST_ROLE, and its runs are let see it: a run that prints
+            # it ran there (its sandbox has no network of its own host to look at).
+            *("--sandbox-env-allow", "HOST_ROLE"),
+            extra_env={"HOST_ROLE": "the-resource-host"},
         )
 
     def kernel(self) -> ServiceProcess:
@@ -160,9 +167,9 @@ def test_a_turn_crosses_the_link_and_the_cascade_reaches_the_other_host(hosts: H
     kernel = hosts.kernel()
     try:
         session = hosts.new_session()
-        events, took = hosts.turn(session, "echo across-the-link; cat /proc/net/dev | grep -c mr")
+        events, took = hosts.turn(session, "echo across-the-link; echo $HOST_ROLE")
         assert status(events) == "TURN_STATUS_COMPLETED", events[-3:]
-        assert outputs(events) == "across-the-link\n1\n"  # ran on the host with the other end
+        assert outputs(events) == "across-the-link\nthe-resource-host\n"  # ran on the other host
         print(f"two hosts: a turn with a tool call in {took:.2f} s")
 
         start = time.monotonic()
