@@ -9,7 +9,8 @@
 #              tokens.json      the kernel's token file: the digest of the client token below
 #   resource/  tls.crt tls.key  the resource service's certificate (names resource, localhost,
 #                               127.0.0.1); tokens.json gives kernel-link the roles kernel and
-#                               operator (the shutdown cascade)
+#                               operator (the shutdown cascade), and the service's own
+#                               certificate (an operator's `exec resource maka …`) admin
 #   client/    token ca.pem     what a client on the host needs: MAKA_TOKEN and MAKA_TLS_CA
 # Each service directory is mounted read-only into its container; as root the script gives it
 # to the containers' user (uid 10001) with modes 0700/0600; MAKA_SECRETS_OWNER=UID:GID changes
@@ -53,7 +54,9 @@ digest="$(printf %s "$token" | openssl dgst -sha256 -r | cut -d' ' -f1)"
 printf '%s\n' "$token" >"$dir/client/token"
 printf '{"tokens": [{"principal": "user", "roles": ["client"], "sha256": "%s"}]}\n' "$digest" \
   >"$dir/kernel/tokens.json"
-printf '{"tokens": [], "certificates": {"kernel-link": ["kernel", "operator"]}}\n' \
+# An operator inside the resource container (`exec resource maka attach REF`) presents the
+# service's own certificate: admin there, since whoever can exec into it holds that key anyway.
+printf '{"tokens": [], "certificates": {"kernel-link": ["kernel", "operator"], "resource": ["admin"]}}\n' \
   >"$dir/resource/tokens.json"
 for d in kernel resource client; do cp "$dir/ca.pem" "$dir/$d/ca.pem"; done
 chmod 0644 "$dir/ca.pem" "$dir/client/ca.pem"
