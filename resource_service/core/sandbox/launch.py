@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final
 from resource_service.core.errors import InvalidRequestError, SandboxUnavailableError
 from resource_service.core.records import RunSandbox
 from resource_service.core.recovery import RecoveryReport
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout
+from resource_service.core.sandbox.bwrap import bwrap_argv, layout, roots_inside_masked
 from resource_service.core.sandbox.cgroups import (
     CgroupTree,
     RunCgroup,
@@ -148,7 +148,16 @@ class Sandbox:
                 f"the {boundary.profile} profile needs the sandbox, and it is unavailable: "
                 f"{self._bwrap.reason}"
             )
-        plan = layout(boundary, readable=self.settings.readable_roots)
+        plan = layout(
+            boundary, readable=self.settings.readable_roots, masked=self.settings.masked_paths
+        )
+        hidden = roots_inside_masked(plan, self.settings.masked_paths)
+        if hidden:
+            raise InvalidRequestError(
+                f"the run's roots {', '.join(hidden)} lie inside the service's own data, "
+                "which no run may see",
+                field="boundary",
+            )
         if not any(_within(request.cwd, root) for root in plan.visible):
             raise InvalidRequestError(
                 f"cwd {request.cwd} is outside the run's boundary (its roots: "
@@ -182,7 +191,9 @@ class Sandbox:
             )
         plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
         if boundary.sandboxed:
-            shape = layout(boundary, readable=self.settings.readable_roots)
+            shape = layout(
+                boundary, readable=self.settings.readable_roots, masked=self.settings.masked_paths
+            )
             plan._bwrap = bwrap_argv(self._bwrap.path, shape, cwd=request.cwd)
         return plan
 

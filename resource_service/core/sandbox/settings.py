@@ -25,6 +25,10 @@ class SandboxSettings:
     #: Extra variable names of the service's environment that runs see, besides the
     #: allow-list (``environment.ALLOWED_VARIABLES``).
     env_allow: tuple[str, ...] = ()
+    #: Paths no run may see (the service's data directory, its token file and TLS key, and
+    #: the ``--sandbox-masked-paths`` setting): covered with an empty tmpfs (a directory) or
+    #: an empty file wherever they lie inside a mounted root.
+    masked_paths: tuple[str, ...] = ()
     containment: ContainmentMode = "auto"
     #: The cgroup v2 directory under which runs get their cgroups; ``None``: ``maka-runs``
     #: under the service's own cgroup.
