@@ -66,6 +66,21 @@ def add_sandbox_settings(settings: SettingsParser) -> None:
         help="extra files or directories no run may see, separated by ':' (besides the "
         "service's data directory, token file and TLS key, always hidden)",
     )
+    settings.add(
+        "sandbox-protect-depth",
+        type=bounded_int(0, 16),
+        default="3",
+        metavar="N",
+        help="protect nested .git and .maka down to N directory levels below a writable root "
+        "(0: only those directly inside it)",
+    )
+    settings.add(
+        "sandbox-protect-scan-max",
+        type=bounded_int(0, 1_000_000),
+        default="1024",
+        metavar="N",
+        help="most directories the nested .git/.maka scan looks at per run (it stops there)",
+    )
     _add_containment_settings(settings)
 
 
@@ -111,6 +126,8 @@ def sandbox_settings(ns: Any, data_dir: Path) -> SandboxSettings:
         readable_roots=tuple(ns.sandbox_readable_roots),
         env_allow=tuple(ns.sandbox_env_allow),
         masked_paths=tuple(ns.sandbox_masked_paths),
+        protect_depth=int(ns.sandbox_protect_depth),
+        protect_scan_max=int(ns.sandbox_protect_scan_max),
         containment="process-group" if ns.run_containment == "process-group" else "auto",
         cgroup_root=str(ns.run_cgroup_root) or None,
         cgroup_instance=f"data-{digest}",

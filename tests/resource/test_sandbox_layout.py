@@ -177,3 +177,13 @@ def test_a_missing_bwrap_is_reported_with_how_to_install_it(tmp_path: Path) -> N
 def test_a_directory_that_is_no_cgroup_is_no_cgroup_tree(tmp_path: Path) -> None:
     probe = CgroupTree.probe(tmp_path / "not-a-cgroup")
     assert probe.tree is None and "cgroup.kill" in probe.reason
+
+
+def test_the_nested_scan_is_bounded_by_depth_and_by_count(tmp_path: Path) -> None:
+    for nested in ("one", "two", "x/y", "x/y/z/deep"):
+        (tmp_path / nested / ".git").mkdir(parents=True)
+    boundary = ExecutionBoundary(writable_roots=(str(tmp_path),))
+    plan = layout(boundary, depth=3, scan_max=4096)
+    assert set(plan.protected) == {str(tmp_path / n / ".git") for n in ("one", "two", "x/y")}
+    assert layout(boundary, depth=0, scan_max=4096).protected == ()
+    assert layout(boundary, depth=3, scan_max=1).protected == (str(tmp_path / "one" / ".git"),)

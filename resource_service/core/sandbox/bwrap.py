@@ -65,10 +65,17 @@ class SandboxLayout:
 
 
 def layout(
-    boundary: ExecutionBoundary, *, readable: Sequence[str] = (), masked: Sequence[str] = ()
+    boundary: ExecutionBoundary,
+    *,
+    readable: Sequence[str] = (),
+    masked: Sequence[str] = (),
+    depth: int = 0,
+    scan_max: int = 0,
 ) -> SandboxLayout:
     """Where *boundary* (with its default roots already filled in) puts every path; *readable*
-    are the service's extra readable roots, *masked* the paths no run may see (settings)."""
+    are the service's extra readable roots, *masked* the paths no run may see, and nested
+    metadata is protected down to *depth* directories below a writable root, looking at
+    *scan_max* directories at most (settings)."""
     writable_roots = boundary.writable_roots if boundary.profile == "workspace-write" else ()
     read_roots = [*readable, *boundary.readable_roots]
     if boundary.profile == "read-only":
@@ -84,6 +91,8 @@ def layout(
     sources: dict[str, str] = {}
     for root in written.paths:
         sources.update(protected_metadata(root, written))
+    for nested in nested_directories(written.paths, depth=depth, scan_max=scan_max):
+        sources.update(protected_metadata(nested, written))
     named = [_norm(e.path) for e in entries if e.access == "write"]
     reopened = [n for n in named if any(_within(n, p) for p in sources)]
     visible = tuple(path for path, kind in mounts if kind != "tmpfs")
@@ -167,6 +176,42 @@ def protected_metadata(root: str, written: _Roots | None = None) -> dict[str, st
             if seen is not None:
                 found[seen] = real_gitdir
     return found
+
+
+def nested_directories(roots: Sequence[str], *, depth: int, scan_max: int) -> list[str]:
+    """The directories down to *depth* levels below *roots* (breadth first, symlinks not
+    followed, not into protected metadata), at most *scan_max* of them."""
+    found: list[str] = []
+    level = list(roots)
+    for _ in range(depth):
+        below: list[str] = []
+        for path in level:
+            for entry in _subdirectories(path):
+                if len(found) >= scan_max:
+                    return found
+                found.append(entry)
+                below.append(entry)
+        level = below
+    return found
+
+
+def _subdirectories(path: str) -> list[str]:
+    try:
+        with os.scandir(path) as entries:
+            return sorted(
+                entry.path
+                for entry in entries
+                if entry.name not in PROTECTED_NAMES and _is_directory(entry)
+            )
+    except OSError:
+        return []
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def masked_within(masked: Sequence[str], visible: _Roots) -> tuple[tuple[str, bool], ...]:

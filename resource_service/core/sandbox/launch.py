@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Final
 from resource_service.core.errors import InvalidRequestError, SandboxUnavailableError
 from resource_service.core.records import RunSandbox
 from resource_service.core.recovery import RecoveryReport
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout, roots_inside_masked
+from resource_service.core.sandbox.bwrap import (
+    SandboxLayout,
+    bwrap_argv,
+    layout,
+    roots_inside_masked,
+)
 from resource_service.core.sandbox.cgroups import (
     CgroupTree,
     RunCgroup,
@@ -148,9 +153,7 @@ class Sandbox:
                 f"the {boundary.profile} profile needs the sandbox, and it is unavailable: "
                 f"{self._bwrap.reason}"
             )
-        plan = layout(
-            boundary, readable=self.settings.readable_roots, masked=self.settings.masked_paths
-        )
+        plan = self._layout(boundary, nested=False)  # the roots only: no scan
         hidden = roots_inside_masked(plan, self.settings.masked_paths)
         if hidden:
             raise InvalidRequestError(
@@ -164,6 +167,15 @@ class Sandbox:
                 f"{', '.join(boundary.writable_roots + boundary.readable_roots)})",
                 field="cwd",
             )
+
+    def _layout(self, boundary: ExecutionBoundary, *, nested: bool = True) -> SandboxLayout:
+        return layout(
+            boundary,
+            readable=self.settings.readable_roots,
+            masked=self.settings.masked_paths,
+            depth=self.settings.protect_depth if nested else 0,
+            scan_max=self.settings.protect_scan_max,
+        )
 
     def record_of(self, request: BashInput) -> RunSandbox:
         boundary = _boundary_of(request)
@@ -191,9 +203,7 @@ class Sandbox:
             )
         plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
         if boundary.sandboxed:
-            shape = layout(
-                boundary, readable=self.settings.readable_roots, masked=self.settings.masked_paths
-            )
+            shape = self._layout(boundary)
             plan._bwrap = bwrap_argv(self._bwrap.path, shape, cwd=request.cwd)
         return plan
 

@@ -644,3 +644,26 @@ async def test_danger_full_access_is_unsandboxed_and_sees_the_data(server: Serve
 
 def _within(path: str, root: str) -> bool:
     return path.startswith(root.rstrip("/") + "/")
+
+
+async def test_nested_repositories_are_protected_down_to_the_configured_depth(
+    server: Server, tmp_path: Path
+) -> None:
+    ws = tmp_path / "ws"
+    for nested in ("sub", "a/b/c", "a/b/c/d"):  # levels 1, 3 and 4 below the root
+        (ws / nested / ".git" / "hooks").mkdir(parents=True)
+        (ws / nested / ".maka").mkdir()
+    assert server.service.supervisor.sandbox.settings.protect_depth == 3  # the default
+    result = await run(
+        server,
+        "for d in sub a/b/c a/b/c/d; do echo x > $d/.git/hooks/pre-commit; "
+        "touch $d/.maka/x; done; echo started",
+        ws,
+    )
+    assert result.pipes.stdout == "started\n", result.pipes.stderr
+    assert result.pipes.stderr.count("Read-only file system") == 4
+    for nested in ("sub", "a/b/c"):
+        assert not (ws / nested / ".git" / "hooks" / "pre-commit").exists()
+        assert not (ws / nested / ".maka" / "x").exists()
+    # Deeper than --sandbox-protect-depth: writable (a known limit).
+    assert (ws / "a/b/c/d/.git/hooks/pre-commit").exists()
