@@ -27,7 +27,7 @@ class SandboxSettings:
     env_allow: tuple[str, ...] = ()
     #: Paths no run may see (the service's data directory, its token file and TLS key, and
     #: the ``--sandbox-masked-paths`` setting): covered with an empty tmpfs (a directory) or
-    #: an empty file wherever they lie inside a mounted root.
+    #: ``/dev/null`` (a file) wherever they lie inside a mounted root.
     masked_paths: tuple[str, ...] = ()
     #: How many directory levels below a writable root nested ``.git``/``.maka`` are
     #: protected too (0: only those directly inside the root).

@@ -28,6 +28,8 @@ import pytest
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import sandbox_pb2 as sb
 
+from resource_service.sandbox_config import masked_service_paths
+from resource_service.server import parse_config
 from tests.resource.e2e.conftest import (
     E2E_CONFIG,
     SESSION_ID,
@@ -667,3 +669,33 @@ async def test_nested_repositories_are_protected_down_to_the_configured_depth(
         assert not (ws / nested / ".maka" / "x").exists()
     # Deeper than --sandbox-protect-depth: writable (a known limit).
     assert (ws / "a/b/c/d/.git/hooks/pre-commit").exists()
+
+
+async def test_the_masked_paths_setting_hides_files_and_directories(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "private").mkdir(parents=True)
+    (ws / "private" / "key").write_text("private key")
+    (ws / "token.json").write_text("token")
+    masked = (str(ws / "private"), str(ws / "token.json"))
+    sandbox = dataclasses.replace(E2E_CONFIG.sandbox, masked_paths=masked)
+    server = await start_server(tmp_path / "data", dataclasses.replace(E2E_CONFIG, sandbox=sandbox))
+    try:
+        result = await run(server, "cat private/key; cat token.json; echo started", ws)
+    finally:
+        await stop_server(server)
+    assert result.pipes.stdout == "started\n", result.pipes.stderr
+    assert "private/key: No such file or directory" in result.pipes.stderr  # an empty directory
+    assert "token.json: Permission denied" in result.pipes.stderr  # /dev/null, no devices
+
+
+def test_the_masked_paths_setting_is_parsed_and_kept_with_the_service_s_own() -> None:
+    config = parse_config(["--sandbox-masked-paths", "/srv/a:/srv/b", "--data-dir", "/srv/d"])
+    assert config.shell.sandbox.masked_paths == ("/srv/a", "/srv/b")
+    common = dataclasses.replace(
+        config.common, token_file=Path("/srv/t.json"), tls_key=Path("/srv/key.pem")
+    )
+    masked = masked_service_paths(common, config.shell.sandbox).masked_paths
+    assert masked == ("/srv/d", "/srv/t.json", "/srv/key.pem", "/srv/a", "/srv/b")
+    assert parse_config([]).shell.sandbox.protect_depth == 3
+    with pytest.raises(SystemExit):
+        parse_config(["--sandbox-masked-paths", "relative"])
