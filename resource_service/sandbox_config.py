@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
-from maka_common.config import SettingsParser, bounded_int
+from maka_common.config import CommonConfig, SettingsParser, bounded_int
 from resource_service.core import SandboxSettings
 
-__all__ = ["add_sandbox_settings", "sandbox_settings"]
+__all__ = ["add_sandbox_settings", "masked_service_paths", "sandbox_settings"]
 
 _MAX_PIDS = 4_194_304
 _MAX_MEMORY = 1 << 50
@@ -57,6 +58,29 @@ def add_sandbox_settings(settings: SettingsParser) -> None:
         help="extra variables of the service's environment that runs see, separated by ',' "
         "(besides PATH, HOME, USER, LOGNAME, SHELL, LANG, LANGUAGE, LC_*, TERM, TZ)",
     )
+    settings.add(
+        "sandbox-masked-paths",
+        type=_paths,
+        default="",
+        metavar="PATHS",
+        help="extra files or directories no run may see, separated by ':' (besides the "
+        "service's data directory, token file and TLS key, always hidden)",
+    )
+    settings.add(
+        "sandbox-protect-depth",
+        type=bounded_int(0, 16),
+        default="3",
+        metavar="N",
+        help="protect nested .git and .maka down to N directory levels below a writable root "
+        "(0: only those directly inside it)",
+    )
+    settings.add(
+        "sandbox-protect-scan-max",
+        type=bounded_int(0, 1_000_000),
+        default="1024",
+        metavar="N",
+        help="most directories the nested .git/.maka scan looks at per run (it stops there)",
+    )
     _add_containment_settings(settings)
 
 
@@ -101,9 +125,21 @@ def sandbox_settings(ns: Any, data_dir: Path) -> SandboxSettings:
         bwrap=str(ns.sandbox_bwrap),
         readable_roots=tuple(ns.sandbox_readable_roots),
         env_allow=tuple(ns.sandbox_env_allow),
+        masked_paths=tuple(ns.sandbox_masked_paths),
+        protect_depth=int(ns.sandbox_protect_depth),
+        protect_scan_max=int(ns.sandbox_protect_scan_max),
         containment="process-group" if ns.run_containment == "process-group" else "auto",
         cgroup_root=str(ns.run_cgroup_root) or None,
         cgroup_instance=f"data-{digest}",
         pids_max=int(ns.run_pids_max) or None,
         memory_max=int(ns.run_memory_max) or None,
     )
+
+
+def masked_service_paths(common: CommonConfig, settings: SandboxSettings) -> SandboxSettings:
+    """*settings* also hiding the service's own data from every run: the common data
+    directory (credentials, both services' stores), the token file and the TLS key."""
+    own = [common.data_dir, common.token_file, common.tls_key]
+    paths = [str(path) for path in own if path is not None]
+    masked = tuple(dict.fromkeys([*paths, *settings.masked_paths]))
+    return dataclasses.replace(settings, masked_paths=masked)

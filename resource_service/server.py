@@ -45,7 +45,11 @@ from resource_service.core import (
 )
 from resource_service.core.drain import drain
 from resource_service.run_metrics import RunObserver
-from resource_service.sandbox_config import add_sandbox_settings, sandbox_settings
+from resource_service.sandbox_config import (
+    add_sandbox_settings,
+    masked_service_paths,
+    sandbox_settings,
+)
 from resource_service.store import SqliteShellRunStore
 
 DEFAULT_PORT = 50052
@@ -284,7 +288,9 @@ class ResourceService:
                     self._store, standalone=self.config.standalone
                 )
             shell = replace(
-                self.config.shell, output_dir=str(self._owner.lease.root.path / "output")
+                self.config.shell,
+                output_dir=str(self._owner.lease.root.path / "output"),
+                sandbox=masked_service_paths(self.config.common, self.config.shell.sandbox),
             )
             self._supervisor = await RunSupervisor.open(store=self._store, config=shell)
         except (ResourceError, OSError) as error:

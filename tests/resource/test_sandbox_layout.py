@@ -71,8 +71,50 @@ def test_a_git_file_protects_the_gitdir_it_names(tmp_path: Path) -> None:
     worktree = tmp_path / "wt"
     worktree.mkdir()
     (worktree / ".git").write_text("gitdir: ../main/.git/worktrees/wt\n")
-    plan = layout(ExecutionBoundary(writable_roots=(str(worktree),)))
-    assert plan.protected == (str(worktree / ".git"), str(gitdir))
+    roots = (str(worktree), str(tmp_path / "main"))
+    plan = layout(ExecutionBoundary(writable_roots=roots))
+    assert str(worktree / ".git") in plan.protected and str(gitdir) in plan.protected
+    assert plan.protected_from == plan.protected
+
+
+def test_a_gitdir_outside_the_writable_roots_is_never_bound(tmp_path: Path) -> None:
+    worktree = tmp_path / "wt"
+    worktree.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for target in ("/proc", "/root", str(outside)):
+        (worktree / ".git").write_text(f"gitdir: {target}\n")
+        plan = layout(ExecutionBoundary(writable_roots=(str(worktree),)))
+        assert plan.protected == (str(worktree / ".git"),)
+        argv = bwrap_argv("bwrap", plan, cwd=str(worktree))
+        assert ["--ro-bind", target, target] not in [argv[i : i + 3] for i in range(len(argv))]
+        assert target not in plan.protected_from
+
+
+def test_a_protected_symlink_binds_its_target_only_inside_the_writable_roots(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "real-git").mkdir(parents=True)
+    (workspace / ".git").symlink_to("/etc")
+    (workspace / ".maka").symlink_to(workspace / "real-git")
+    plan = layout(ExecutionBoundary(writable_roots=(str(workspace),)))
+    assert plan.protected == (str(workspace / "real-git"),)
+    assert "/etc" not in plan.protected_from
+
+
+def test_the_service_s_own_paths_are_masked_inside_a_mounted_root(tmp_path: Path) -> None:
+    data = tmp_path / "home" / ".local" / "share" / "maka-runtime"
+    (data / "credentials").mkdir(parents=True)
+    token = tmp_path / "home" / "tokens.json"
+    token.write_text("{}")
+    boundary = ExecutionBoundary(writable_roots=(str(tmp_path / "home"),))
+    masked = (str(data), str(token), str(tmp_path / "absent"), "/elsewhere")
+    plan = layout(boundary, masked=masked)
+    assert plan.masked == ((str(token), False), (str(data), True))
+    argv = bwrap_argv("bwrap", plan, cwd=str(tmp_path / "home"))
+    assert argv.index(str(data)) > argv.index("--dev")
+    assert ["--ro-bind", "/dev/null", str(token)] == argv[argv.index(str(token)) - 2 :][:3]
 
 
 def test_read_only_binds_the_writable_roots_read_only(tmp_path: Path) -> None:
@@ -135,3 +177,13 @@ def test_a_missing_bwrap_is_reported_with_how_to_install_it(tmp_path: Path) -> N
 def test_a_directory_that_is_no_cgroup_is_no_cgroup_tree(tmp_path: Path) -> None:
     probe = CgroupTree.probe(tmp_path / "not-a-cgroup")
     assert probe.tree is None and "cgroup.kill" in probe.reason
+
+
+def test_the_nested_scan_is_bounded_by_depth_and_by_count(tmp_path: Path) -> None:
+    for nested in ("one", "two", "x/y", "x/y/z/deep"):
+        (tmp_path / nested / ".git").mkdir(parents=True)
+    boundary = ExecutionBoundary(writable_roots=(str(tmp_path),))
+    plan = layout(boundary, depth=3, scan_max=4096)
+    assert set(plan.protected) == {str(tmp_path / n / ".git") for n in ("one", "two", "x/y")}
+    assert layout(boundary, depth=0, scan_max=4096).protected == ()
+    assert layout(boundary, depth=3, scan_max=1).protected == (str(tmp_path / "one" / ".git"),)

@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Final
 from resource_service.core.errors import InvalidRequestError, SandboxUnavailableError
 from resource_service.core.records import RunSandbox
 from resource_service.core.recovery import RecoveryReport
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout
+from resource_service.core.sandbox.bwrap import (
+    SandboxLayout,
+    bwrap_argv,
+    layout,
+    roots_inside_masked,
+)
 from resource_service.core.sandbox.cgroups import (
     CgroupTree,
     RunCgroup,
@@ -148,13 +153,29 @@ class Sandbox:
                 f"the {boundary.profile} profile needs the sandbox, and it is unavailable: "
                 f"{self._bwrap.reason}"
             )
-        plan = layout(boundary, readable=self.settings.readable_roots)
+        plan = self._layout(boundary, nested=False)  # the roots only: no scan
+        hidden = roots_inside_masked(plan, self.settings.masked_paths)
+        if hidden:
+            raise InvalidRequestError(
+                f"the run's roots {', '.join(hidden)} lie inside the service's own data, "
+                "which no run may see",
+                field="boundary",
+            )
         if not any(_within(request.cwd, root) for root in plan.visible):
             raise InvalidRequestError(
                 f"cwd {request.cwd} is outside the run's boundary (its roots: "
                 f"{', '.join(boundary.writable_roots + boundary.readable_roots)})",
                 field="cwd",
             )
+
+    def _layout(self, boundary: ExecutionBoundary, *, nested: bool = True) -> SandboxLayout:
+        return layout(
+            boundary,
+            readable=self.settings.readable_roots,
+            masked=self.settings.masked_paths,
+            depth=self.settings.protect_depth if nested else 0,
+            scan_max=self.settings.protect_scan_max,
+        )
 
     def record_of(self, request: BashInput) -> RunSandbox:
         boundary = _boundary_of(request)
@@ -182,7 +203,7 @@ class Sandbox:
             )
         plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
         if boundary.sandboxed:
-            shape = layout(boundary, readable=self.settings.readable_roots)
+            shape = self._layout(boundary)
             plan._bwrap = bwrap_argv(self._bwrap.path, shape, cwd=request.cwd)
         return plan
 

@@ -25,6 +25,15 @@ class SandboxSettings:
     #: Extra variable names of the service's environment that runs see, besides the
     #: allow-list (``environment.ALLOWED_VARIABLES``).
     env_allow: tuple[str, ...] = ()
+    #: Paths no run may see (the service's data directory, its token file and TLS key, and
+    #: the ``--sandbox-masked-paths`` setting): covered with an empty tmpfs (a directory) or
+    #: ``/dev/null`` (a file) wherever they lie inside a mounted root.
+    masked_paths: tuple[str, ...] = ()
+    #: How many directory levels below a writable root nested ``.git``/``.maka`` are
+    #: protected too (0: only those directly inside the root).
+    protect_depth: int = 3
+    #: Most directories that scan looks at per run (it stops there).
+    protect_scan_max: int = 1024
     containment: ContainmentMode = "auto"
     #: The cgroup v2 directory under which runs get their cgroups; ``None``: ``maka-runs``
     #: under the service's own cgroup.

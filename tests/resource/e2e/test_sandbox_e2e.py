@@ -28,6 +28,8 @@ import pytest
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import sandbox_pb2 as sb
 
+from resource_service.sandbox_config import masked_service_paths
+from resource_service.server import parse_config
 from tests.resource.e2e.conftest import (
     E2E_CONFIG,
     SESSION_ID,
@@ -39,6 +41,7 @@ from tests.resource.e2e.conftest import (
     wait_until_ended,
 )
 from tests.support.pids import alive, host_pid
+from tests.support.sandbox import READABLE_ROOTS
 
 DANGER = sb.ExecutionBoundary(profile=sb.PERMISSION_PROFILE_DANGER_FULL_ACCESS)
 INVALID = (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST")
@@ -546,3 +549,153 @@ async def test_a_pty_run_keeps_job_control_inside_the_sandbox(
     assert "/dev/console" in text  # its terminal, inside the sandbox
     assert "Read-only file system" in text
     assert ended.sandbox.profile == sb.PERMISSION_PROFILE_WORKSPACE_WRITE
+
+
+# -- protected metadata that points elsewhere; the service's own data --------------------------
+
+
+@pytest.mark.parametrize("target", ["/proc", "/root", "secret"])
+async def test_a_gitdir_naming_a_path_outside_the_roots_binds_nothing(
+    server: Server, tmp_path: Path, target: str
+) -> None:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "key").write_text("the key")
+    named = str(secret) if target == "secret" else target
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    planted = await run(server, f"printf 'gitdir: {named}\\n' > .git", ws)
+    assert planted.status == pb.RUN_STATUS_COMPLETED
+    host = os.getpid()  # the service runs in this process
+    result = await run(
+        server,
+        f"cat {secret}/key; test -e /proc/{host}/environ && echo LEAK; "
+        f"test {named} = /proc || ls -A {named}; "
+        f"echo x > {named}/maka-escape; echo started",
+        ws,
+    )
+    assert result.pipes.stdout.endswith("started\n"), result.pipes.stderr
+    assert "the key" not in result.pipes.stdout and "LEAK" not in result.pipes.stdout
+    if target != "/proc":  # nothing of it, but the mount points of the suite's readable roots
+        mount_points = {Path(p).relative_to(named).parts[0] for p in READABLE_ROOTS
+                        if _within(p, named)}  # fmt: skip
+        hidden = set(os.listdir(named)) - mount_points
+        assert hidden and not hidden & set(result.pipes.stdout.split())
+        assert "No such file or directory" in result.pipes.stderr
+        assert not (Path(named) / "maka-escape").exists()
+
+
+@pytest.mark.parametrize("target", ["/etc", "/nowhere", "inside"])
+@pytest.mark.parametrize("name", [".git", ".maka"])
+async def test_a_protected_symlink_never_bricks_the_session(
+    server: Server, tmp_path: Path, name: str, target: str
+) -> None:
+    ws = tmp_path / "ws"
+    (ws / "real").mkdir(parents=True)
+    pointed = str(ws / "real") if target == "inside" else target
+    planted = await run(server, f"ln -s {pointed} {name}", ws)
+    assert planted.status == pb.RUN_STATUS_COMPLETED
+    after = await run(server, f"echo x > {name}/hook; echo started", ws)
+    assert after.pipes.stdout == "started\n", after.pipes.stderr
+    if target == "inside":  # the target is the metadata: read-only at its real path
+        assert "Read-only file system" in after.pipes.stderr
+        assert not (ws / "real" / "hook").exists()
+    else:
+        assert not (Path(target) / "hook").exists()
+    removed = await run(server, f"rm {name} && echo removed", ws)
+    assert removed.pipes.stdout == "removed\n", removed.pipes.stderr
+    assert not (ws / name).is_symlink() and not (ws / name).exists()
+
+
+async def test_the_service_s_data_is_hidden_from_a_workspace_that_holds_it(
+    server: Server, tmp_path: Path
+) -> None:
+    data = server.data_dir
+    assert data.parent == tmp_path  # the workspace below holds it, as a home holds its data
+    (data / "kernel").mkdir(exist_ok=True)
+    (data / "kernel" / "secret").write_text("kernel secret")
+    result = await run(
+        server,
+        f"cat {data}/credentials/local.token {data}/kernel/secret; ls -A {data}; "
+        f"echo x > {data}/resource/evil; echo started",
+        tmp_path,
+    )
+    assert result.pipes.stdout == "started\n", result.pipes.stderr  # an empty directory
+    assert result.pipes.stderr.count("No such file or directory") == 3
+    assert not (data / "resource" / "evil").exists()
+    assert (data / "kernel" / "secret").read_text() == "kernel secret"
+
+
+@pytest.mark.parametrize("inside", ["", "credentials", "resource"])
+async def test_a_root_inside_the_service_s_data_is_refused(server: Server, inside: str) -> None:
+    root = server.data_dir / inside if inside else server.data_dir
+    async with raises_status(*INVALID) as details:
+        await run(server, "cat credentials/local.token", root)
+    assert "service's own data" in details["message"]
+    boundary = sb.ExecutionBoundary(readable_roots=[str(root)])
+    async with raises_status(*INVALID):
+        await run(server, "true", server.data_dir.parent / "x", boundary=boundary)
+
+
+async def test_danger_full_access_is_unsandboxed_and_sees_the_data(server: Server) -> None:
+    (server.data_dir / "kernel").mkdir(exist_ok=True)
+    (server.data_dir / "kernel" / "secret").write_text("kernel secret")
+    result = await run(server, "cat kernel/secret", server.data_dir, boundary=DANGER)
+    assert result.pipes.stdout == "kernel secret"
+
+
+def _within(path: str, root: str) -> bool:
+    return path.startswith(root.rstrip("/") + "/")
+
+
+async def test_nested_repositories_are_protected_down_to_the_configured_depth(
+    server: Server, tmp_path: Path
+) -> None:
+    ws = tmp_path / "ws"
+    for nested in ("sub", "a/b/c", "a/b/c/d"):  # levels 1, 3 and 4 below the root
+        (ws / nested / ".git" / "hooks").mkdir(parents=True)
+        (ws / nested / ".maka").mkdir()
+    assert server.service.supervisor.sandbox.settings.protect_depth == 3  # the default
+    result = await run(
+        server,
+        "for d in sub a/b/c a/b/c/d; do echo x > $d/.git/hooks/pre-commit; "
+        "touch $d/.maka/x; done; echo started",
+        ws,
+    )
+    assert result.pipes.stdout == "started\n", result.pipes.stderr
+    assert result.pipes.stderr.count("Read-only file system") == 4
+    for nested in ("sub", "a/b/c"):
+        assert not (ws / nested / ".git" / "hooks" / "pre-commit").exists()
+        assert not (ws / nested / ".maka" / "x").exists()
+    # Deeper than --sandbox-protect-depth: writable (a known limit).
+    assert (ws / "a/b/c/d/.git/hooks/pre-commit").exists()
+
+
+async def test_the_masked_paths_setting_hides_files_and_directories(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "private").mkdir(parents=True)
+    (ws / "private" / "key").write_text("private key")
+    (ws / "token.json").write_text("token")
+    masked = (str(ws / "private"), str(ws / "token.json"))
+    sandbox = dataclasses.replace(E2E_CONFIG.sandbox, masked_paths=masked)
+    server = await start_server(tmp_path / "data", dataclasses.replace(E2E_CONFIG, sandbox=sandbox))
+    try:
+        result = await run(server, "cat private/key; cat token.json; echo started", ws)
+    finally:
+        await stop_server(server)
+    assert result.pipes.stdout == "started\n", result.pipes.stderr
+    assert "private/key: No such file or directory" in result.pipes.stderr  # an empty directory
+    assert "token.json: Permission denied" in result.pipes.stderr  # /dev/null, no devices
+
+
+def test_the_masked_paths_setting_is_parsed_and_kept_with_the_service_s_own() -> None:
+    config = parse_config(["--sandbox-masked-paths", "/srv/a:/srv/b", "--data-dir", "/srv/d"])
+    assert config.shell.sandbox.masked_paths == ("/srv/a", "/srv/b")
+    common = dataclasses.replace(
+        config.common, token_file=Path("/srv/t.json"), tls_key=Path("/srv/key.pem")
+    )
+    masked = masked_service_paths(common, config.shell.sandbox).masked_paths
+    assert masked == ("/srv/d", "/srv/t.json", "/srv/key.pem", "/srv/a", "/srv/b")
+    assert parse_config([]).shell.sandbox.protect_depth == 3
+    with pytest.raises(SystemExit):
+        parse_config(["--sandbox-masked-paths", "relative"])
