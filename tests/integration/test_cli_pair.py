@@ -19,7 +19,9 @@ MAKA = [sys.executable, "-m", "maka_client.cli"]
 REF_PREFIX = "maka://runtime/background-tasks/"
 
 
-def maka(pair: Pair, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+def maka(
+    pair: Pair, *args: str, home: Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
     env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env["HOME"] = str(home)
@@ -30,6 +32,7 @@ def maka(pair: Pair, *args: str, home: Path) -> subprocess.CompletedProcess[str]
         text=True,
         timeout=60,
         env=env,
+        cwd=cwd,
     )
 
 
@@ -44,12 +47,16 @@ def test_first_turn_from_the_command_line(pair: Pair, workspace: Path, tmp_path:
 
 
 def test_runs_without_a_session_use_a_default_session_the_kernel_knows(
-    pair: Pair, tmp_path: Path
+    pair: Pair, workspace: Path, tmp_path: Path
 ) -> None:
-    run = maka(pair, "run", "--", "sh", "-c", "echo hi; exit 3", home=tmp_path)
+    # The home directory holds the kernel's data directory (as ~/.local/share/maka-runtime is
+    # in ~), so the default session takes the current directory as its workspace.
+    assert pair.kernel_dir.is_relative_to(tmp_path)
+    run = maka(pair, "run", "--", "sh", "-c", "echo hi; exit 3", home=tmp_path, cwd=workspace)
     assert (run.returncode, run.stdout) == (3, "hi\n"), run.stderr
     shown = maka(pair, "--json", "show", "default", home=tmp_path)
-    assert shown.returncode == 0 and str(tmp_path) in shown.stdout
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["session"]["workspace_root"] == str(workspace)
     listed = maka(pair, "ps", home=tmp_path)
     assert "echo hi" in listed.stdout
 

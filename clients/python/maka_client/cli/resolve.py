@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 from maka.kernel.v1 import kernel_pb2 as kpb
 from maka.resource.v1 import resource_pb2 as rpb
@@ -119,7 +118,8 @@ async def session_for(ctx: Context, explicit: str | None) -> str:
     """The session of a run command: ``--session``, else ``$MAKA_SESSION``, else "default".
 
     The resource service admits only sessions the kernel knows (unless it runs standalone), so
-    the "default" session is created in the kernel on first use (workspace: your home).
+    the "default" session is created in the kernel on first use (workspace: the current
+    directory; the kernel refuses one that overlaps its data directory, as your home does).
     """
     if explicit or os.environ.get("MAKA_SESSION"):
         return await named_session(ctx, explicit or default_session())
@@ -132,6 +132,6 @@ async def session_for(ctx: Context, explicit: str | None) -> str:
             await kernel.get_session(DEFAULT_SESSION)
         except NotFoundError:
             with contextlib.suppress(ConflictError):  # another maka made it meanwhile
-                home = str(Path.home())
-                await kernel.create_session(home, session_id=DEFAULT_SESSION, name="maka CLI runs")
+                here = os.getcwd()
+                await kernel.create_session(here, session_id=DEFAULT_SESSION, name="maka CLI runs")
     return DEFAULT_SESSION
