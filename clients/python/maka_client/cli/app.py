@@ -121,6 +121,11 @@ def auth_hint(error: MakaError, token: str | None) -> str:
             "MAKA_DATA_DIR (the services' data directory)"
         )
     detail = error.message.splitlines()[0] if error.message else "a role is missing"
+    if error.field == "session_id":  # a run started in a session the kernel registered
+        return (
+            f"{detail.split(':')[0]}: commands in a kernel session run through the kernel, "
+            "as turns: maka turn SESSION 'COMMAND'"
+        )
     return f"{detail}: use a credential with that role (--token or MAKA_TOKEN)"
 
 
