@@ -115,6 +115,7 @@ class KernelConfig:
             max_early_stops=self.max_early_stops,
             stop_confirm_timeout=self.stop_confirm_timeout,
             stop_settle_timeout=self.stop_settle_timeout,
+            protected_dirs=(str(self.common.data_dir),),
         )
 
 

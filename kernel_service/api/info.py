@@ -8,6 +8,7 @@ from importlib import metadata
 from google.protobuf import timestamp_pb2
 from maka.kernel.v1 import kernel_pb2
 
+from maka_common.principal import current_principal
 from maka_common.server import ServerHost
 
 
@@ -21,6 +22,7 @@ def package_version() -> str:
 def server_info(
     host: ServerHost, *, default_backend: str = "", resource_address: str = ""
 ) -> kernel_pb2.GetServerInfoResponse:
+    caller = current_principal()
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return kernel_pb2.GetServerInfoResponse(
@@ -34,4 +36,6 @@ def server_info(
         pid=os.getpid(),
         default_backend=default_backend,
         resource_address=resource_address,
+        principal=caller.id if caller else "",
+        principal_roles=sorted(caller.roles) if caller else [],
     )

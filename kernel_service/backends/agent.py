@@ -338,10 +338,8 @@ class BashTool:
         self._output = None
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
-        header = input.header
-        if header.permission_mode == "ask" and not self.approvals.allows(
-            input.session_id, call.command
-        ):
+        header, allowed = input.header, self.approvals.allows(input.session_id, call.command)
+        if header.permission_mode == "ask" and not allowed:
             async with contextlib.aclosing(self._approval(input, call)) as approval:
                 async for event in approval:
                     yield event
@@ -374,7 +372,8 @@ class BashTool:
             async for event in self._foreground(host, input, call, spec):
                 yield event
         except ToolHostError as error:
-            yield self._result(input, call, f"the tool could not run: {error}", error=True)
+            text = f"the tool could not run: {error}"
+            yield self._result(input, call, text, ref=error.run_ref, error=True)
             raise
         if self.last is not None and self.last.cut_short and self.control.interrupted:
             raise Stopped
@@ -432,7 +431,8 @@ class BashTool:
                         for piece in self._pieces(input, call, record.finish()[0]):
                             yield piece
                         yield self._ended(input, call, event.run)
-        except ToolHostError:
+        except ToolHostError as error:
+            error.run_ref = error.run_ref or ref  # the run had started: its result names it
             # What was kept before the host failed is recorded before the result says so.
             for piece in self._pieces(input, call, record.finish(ref)[0]):
                 yield piece
@@ -479,8 +479,9 @@ class BashTool:
         *,
         run: RunInfo | None = None,
         error: bool = False,
+        ref: str = "",
     ) -> ToolResult:
-        run_ref = run.ref if run is not None else ""
+        run_ref = run.ref if run is not None else ref
         truncation = self._truncation(run_ref)
         result = ToolResult(
             turn_id=input.turn_id,

@@ -314,10 +314,17 @@ class RunEndUnconfirmedError(RuntimeOwnerCleanupError):
         self.within = within
         why = describe(cause) if cause is not None else "no answer in time"
         runs = f"run {', '.join(self.refs)}" if self.refs else "a run being launched"
+        # The cause is named as it is: an earlier failure (a keepalive after 5 s) is not the
+        # confirmation bound running out.
+        failed = (
+            f"the tool host failed: {why}; the confirmation bound is {within:g} s"
+            if cause is not None
+            else f"no answer within the confirmation bound of {within:g} s"
+        )
         KernelError.__init__(
             self,
-            f"the stop could not confirm within {within:g} s that {runs} of session "
-            f"{session_id!r} ended ({why}); the session is quarantined until it is confirmed",
+            f"the stop could not confirm that {runs} of session {session_id!r} ended "
+            f"({failed}); the session is quarantined until it is confirmed",
         )
         self.cause = cause if cause is not None else TimeoutError(why)
         self.__cause__ = cause

@@ -171,7 +171,8 @@ class RuntimeKernel:
         session_id = spec.session_id or self._deps.new_id()
         check_id("session_id", session_id)
         owner = creator(current_principal())
-        header = build_header(spec, session_id, self._deps.now(), self._deps.backends, owner)
+        now, dirs = self._deps.now(), self.limits.protected_dirs
+        header = build_header(spec, session_id, now, self._deps.backends, owner, protected=dirs)
         if self._drain.draining:
             raise HostDrainingError("sessions")
         created = await self._deps.store.create(header)
@@ -208,7 +209,7 @@ class RuntimeKernel:
     async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
         check_id("session_id", session_id)
         header = await self._access.header(session_id)
-        patch = patch_for(update, self._deps.now(), header)
+        patch = patch_for(update, self._deps.now(), header, self.limits.protected_dirs)
         if update.archived and not header.is_archived:
             # Archiving a session stops what runs in it first.
             await self.stop_session(session_id, source="archive", mode="immediate")

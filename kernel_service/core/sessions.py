@@ -34,6 +34,7 @@ from kernel_service.core.validation import (
     check_backend_options,
     check_labels,
     check_length,
+    check_outside,
 )
 
 log = logging.getLogger("kernel_service.core")
@@ -198,8 +199,9 @@ def _check_path(field_name: str, path: str) -> str:
     return os.path.normpath(path)
 
 
-def _check_workspace_root(path: str) -> str:
+def _check_workspace_root(path: str, protected: Sequence[str]) -> str:
     workspace_root = _check_path("workspace_root", path)
+    check_outside("workspace_root", workspace_root, protected)
     if not os.path.isdir(workspace_root):
         problem = "is not a directory" if os.path.exists(workspace_root) else "does not exist"
         raise InvalidRequestError("workspace_root", f"{workspace_root!r} {problem}")
@@ -253,9 +255,17 @@ def _check_backend(kind: str, backends: BackendRegistry) -> str:
 
 
 def build_header(
-    spec: NewSession, session_id: str, now: int, backends: BackendRegistry, owner: str = ""
+    spec: NewSession,
+    session_id: str,
+    now: int,
+    backends: BackendRegistry,
+    owner: str = "",
+    *,
+    protected: Sequence[str] = (),
 ) -> SessionHeader:
-    workspace_root = _check_workspace_root(spec.workspace_root)
+    """The header of a new session; *protected* are directories its workspace must stay clear
+    of (:attr:`KernelLimits.protected_dirs`)."""
+    workspace_root = _check_workspace_root(spec.workspace_root, protected)
     cwd = _check_cwd(spec.cwd, workspace_root) if spec.cwd else workspace_root
     backend = _check_backend(spec.backend, backends)
     name = _check_name(spec.name)
@@ -281,8 +291,14 @@ def build_header(
     )
 
 
-def patch_for(update: SessionUpdate, now: int, header: SessionHeader) -> HeaderPatch:
-    """The header changes *update* asks of the session *header* (checked, nothing applied)."""
+def patch_for(
+    update: SessionUpdate, now: int, header: SessionHeader, protected: Sequence[str] = ()
+) -> HeaderPatch:
+    """The header changes *update* asks of the session *header* (checked, nothing applied).
+
+    A session whose workspace overlaps a *protected* directory (one stored before the rule)
+    takes no new ``cwd``: its ``workspace_root`` is refused as at creation.
+    """
     patch: HeaderPatch = {}
     if update.name is not None:
         patch["name"] = _check_name(update.name)
@@ -300,6 +316,7 @@ def patch_for(update: SessionUpdate, now: int, header: SessionHeader) -> HeaderP
     if update.has_unread is not None:
         patch["has_unread"] = update.has_unread
     if update.cwd is not None:
+        check_outside("workspace_root", header.workspace_root, protected)
         patch["cwd"] = _check_cwd(update.cwd, header.workspace_root)
     return patch
 

@@ -13,10 +13,11 @@ with it. One deterministic policy, per tool call and per stream (stdout, stderr)
   omitted bytes as well, and a stream that lost bytes keeps nothing after the gap (so what is
   kept is always a prefix of what the command printed).
 
-Kept output is emitted in coalesced pieces (:meth:`ToolOutputRecord.pieces`) of about
-:data:`PIECE_BYTES`, flushed when a piece is full, when :data:`PACE_SECONDS` pass without one
-and at the end (:func:`pumped`, which reads the run's stream as fast as it comes). Where
-pieces begin and end depends on timing; the text kept and the figures do not.
+Kept output is emitted in coalesced pieces (:meth:`ToolOutputRecord.pieces`) of at most
+:data:`PIECE_BYTES` (cut between characters), flushed when a piece is full, when
+:data:`PACE_SECONDS` pass without one and at the end (:func:`pumped`, which reads the run's
+stream as fast as it comes). Where pieces begin and end depends on timing; the text kept and
+the figures do not.
 """
 
 from __future__ import annotations
@@ -137,6 +138,11 @@ class _StreamRecord:
             self._keep(self.decoder.decode(b"", final=True), 0)
             self.closed = True
 
+    def hold(self, text: str) -> None:
+        """Put *text* (taken, not emitted) back as the pending output."""
+        self.pending.insert(0, text)
+        self.pending_bytes += len(text.encode("utf-8", "surrogatepass"))
+
     def take(self) -> str:
         text = "".join(self.pending)
         self.pending.clear()
@@ -183,11 +189,20 @@ class ToolOutputRecord:
     def has_pending(self) -> bool:
         return bool(self._order)
 
-    def pieces(self) -> list[tuple[Stream, str]]:
-        """Everything kept and not yet emitted, one piece per stream, first-written first."""
-        out = [(stream, self._streams[stream].take()) for stream in self._order]
-        self._order.clear()
-        return [(stream, text) for stream, text in out if text]
+    def pieces(self, *, everything: bool = False) -> list[tuple[Stream, str]]:
+        """What is kept and not yet emitted, per stream (first-written first), in pieces of at
+        most :data:`PIECE_BYTES` UTF-8 bytes, cut only between characters. Without
+        *everything*, a short last piece after full ones stays pending (coalesced with what
+        comes next, or flushed by the pace)."""
+        out: list[tuple[Stream, str]] = []
+        order, self._order = self._order, []
+        for stream in order:
+            parts = split_text(self._streams[stream].take())
+            if not everything and len(parts) > 1:
+                self._streams[stream].hold(parts.pop())
+                self._order.append(stream)
+            out += [(stream, part) for part in parts]
+        return out
 
     def finish(self, run_ref: str = "") -> tuple[list[tuple[Stream, str]], Truncation]:
         """The output ended: the last pieces and the call's figures."""
@@ -196,7 +211,7 @@ class ToolOutputRecord:
             record.finish()
             if record.pending and stream not in self._order:
                 self._order.append(stream)
-        return self.pieces(), self.truncation(run_ref)
+        return self.pieces(everything=True), self.truncation(run_ref)
 
     def truncation(self, run_ref: str = "") -> Truncation:
         """The figures so far (exact for what the kernel has been given)."""
@@ -206,6 +221,25 @@ class ToolOutputRecord:
             budget_bytes=self.budget_bytes,
             run_ref=run_ref,
         )
+
+
+def split_text(text: str, limit: int = PIECE_BYTES) -> list[str]:
+    """*text* in pieces of at most *limit* UTF-8 bytes (at least one character each), cut only
+    at character boundaries; nothing for empty text."""
+    data = text.encode("utf-8", "surrogatepass")
+    pieces: list[str] = []
+    start = 0
+    while start < len(data):
+        end = min(start + limit, len(data))
+        while end < len(data) and end > start and data[end] & 0xC0 == 0x80:
+            end -= 1  # back to the first byte of the character the limit falls in
+        if end == start:  # a character longer than the limit (only for a tiny limit)
+            end = start + 1
+            while end < len(data) and data[end] & 0xC0 == 0x80:
+                end += 1
+        pieces.append(data[start:end].decode("utf-8", "surrogatepass"))
+        start = end
+    return pieces
 
 
 class _Flush:
@@ -272,6 +306,8 @@ async def pumped(
             if isinstance(item, _Flush):
                 pump.flagged = False
                 yield None
+                if record.has_pending and pump.timer is None:  # a short piece held back
+                    pump.timer = asyncio.get_running_loop().call_later(interval, pump.flag)
             else:
                 yield item
     finally:

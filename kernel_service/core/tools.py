@@ -36,6 +36,8 @@ class ToolHostError(Exception):
     def __init__(self, message: str, *, reason: str = "") -> None:
         super().__init__(message)
         self.reason = reason
+        #: The run the call had started when the host failed after its start ("": none).
+        self.run_ref = ""
 
 
 class ToolHostUnavailableError(ToolHostError):

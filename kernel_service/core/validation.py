@@ -8,6 +8,7 @@ generous for real use and keep every stored entry, and so every response, bounde
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,27 @@ class KernelLimits:
     #: How long an immediate stop waits for the tool host to confirm that the turn's runs
     #: ended; also the longest pause between two confirmation attempts afterwards.
     stop_confirm_timeout: float = 10.0
+    #: Directories no session's workspace may be, contain or lie inside: the kernel's data
+    #: directory (``--data-dir``, the one holding ``credentials/``).
+    protected_dirs: tuple[str, ...] = ()
+
+
+def check_outside(field: str, path: str, protected: Sequence[str]) -> None:
+    """Refuse *path* when it is, contains or lies inside one of the *protected* directories
+    (after resolving ``..`` and symlinks on both sides)."""
+    resolved = os.path.realpath(path)
+    for directory in protected:
+        guarded = os.path.realpath(directory)
+        common = os.path.commonpath([resolved, guarded])
+        if common in (resolved, guarded):
+            where = (
+                "is" if resolved == guarded else "contains" if common == resolved else "is inside"
+            )
+            raise InvalidRequestError(
+                field,
+                f"{path!r} {where} the kernel's data directory {guarded!r}, which holds its "
+                "credentials; choose a directory outside it",
+            )
 
 
 def utf8_size(value: str) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from tests.cli.conftest import Maka, finish
@@ -106,3 +108,13 @@ def test_output_writes_a_runs_kept_bytes_exactly(maka: Maka) -> None:
     assert sorted(everything.splitlines()) == sorted([*map(str, range(1, 300_001)), "err"])
     records = maka.json("output", ref)
     assert "".join(r["data"] for r in records if r["stream"] == "stderr") == "err\n"
+
+
+def test_json_output_carries_the_exact_bytes(maka: Maka) -> None:
+    """``data`` turns bytes that are not UTF-8 into U+FFFD; ``data_base64`` keeps them."""
+    ref = maka.ok("bg", "--", r"printf 'caf\351 \377\376 ok\n'").strip()
+    assert maka("logs", "-f", ref).returncode == 0
+    records = maka.json("output", ref)
+    kept = b"".join(base64.b64decode(r["data_base64"]) for r in records)
+    assert kept == b"caf\xe9 \xff\xfe ok\n"
+    assert "\ufffd" in "".join(r["data"] for r in records)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from importlib import metadata
 
 from tests.cli.conftest import Maka
@@ -68,6 +69,24 @@ def test_unreachable_service_is_one_line(maka: Maka) -> None:
     assert result.returncode == 1
     assert ERROR_LINE.match(result.stderr.strip()), result.stderr
     assert "(UNAVAILABLE)" in result.stderr
+
+
+def test_services_down_say_so_in_one_line(maka: Maka) -> None:
+    """Before: gRPC's own text ("failed to connect to all addresses; last error: UNKNOWN: …")."""
+    with socket.socket() as bound:  # bound, never listening: a connection is refused
+        bound.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{bound.getsockname()[1]}"
+        kernel = maka("--kernel", address, "ls")
+        resource = maka("--resource", address, "ps", "--all")
+    assert kernel.returncode == resource.returncode == 1
+    assert kernel.stderr == (
+        f"maka: error: no kernel at {address} (connection refused) — is it running? start it "
+        "with ./dev up, or point --kernel at it (UNAVAILABLE)\n"
+    )
+    assert resource.stderr.startswith(f"maka: error: no resource service at {address} "), (
+        resource.stderr
+    )
+    assert "point --resource at it (UNAVAILABLE)" in resource.stderr
 
 
 def test_health_reports_both_services(maka: Maka) -> None:

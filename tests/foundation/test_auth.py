@@ -31,6 +31,10 @@ Call = Callable[[grpc.Channel, tuple[tuple[str, str], ...]], Any]
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 
+# A workspace clear of the kernel's data directory (which lies under /tmp).
+WORKSPACE = "/tmp/maka-auth-workspace"
+os.makedirs(WORKSPACE, exist_ok=True)
+
 # A representative set of RPCs of each service: unary and streaming, reads and writes.
 KERNEL_CALLS: dict[str, Call] = {
     "GetServerInfo": lambda ch, md: kernel_pb2_grpc.KernelServiceStub(ch).GetServerInfo(
@@ -40,7 +44,7 @@ KERNEL_CALLS: dict[str, Call] = {
         kernel_pb2.ListSessionsRequest(), metadata=md, timeout=10
     ),
     "CreateSession": lambda ch, md: kernel_pb2_grpc.KernelServiceStub(ch).CreateSession(
-        kernel_pb2.CreateSessionRequest(workspace_root="/tmp", backend="scripted"),
+        kernel_pb2.CreateSessionRequest(workspace_root=WORKSPACE, backend="scripted"),
         metadata=md,
         timeout=10,
     ),
@@ -155,7 +159,7 @@ def test_refused_calls_change_nothing(
     refusal(KERNEL_CALLS["CreateSession"], kernel.address, bearer("wrong"))
     refusal(RESOURCE_CALLS["RunForeground"], resource.address, ())
     listed = answer(KERNEL_CALLS["ListSessions"], kernel.address, bearer(tokens["client"]))
-    assert all(s.workspace_root != "/tmp" for s in listed.sessions)
+    assert all(s.workspace_root != WORKSPACE for s in listed.sessions)
     runs = answer(RESOURCE_CALLS["ListRuns"], resource.address, bearer(tokens["client"]))
     assert list(runs.runs) == []
 
@@ -277,7 +281,7 @@ def test_the_local_credential_is_private_and_found_by_the_clients(
     # What the local credential creates is the local principal's, and its clients list it.
     with auth.bare_channel(kernel.address) as channel:
         created = kernel_pb2_grpc.KernelServiceStub(channel).CreateSession(
-            kernel_pb2.CreateSessionRequest(workspace_root=str(data), backend="scripted"),
+            kernel_pb2.CreateSessionRequest(workspace_root=WORKSPACE, backend="scripted"),
             metadata=bearer(token),
             timeout=10,
         )

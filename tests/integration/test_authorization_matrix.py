@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -167,6 +168,11 @@ def shutdown_row(request: message.Message) -> Row:
     return row(lambda t: request, other=denied, owner=denied)
 
 
+# A workspace clear of the kernel's data directory (under the test's tmp path, as /tmp is not).
+WORKSPACE = "/tmp/maka-matrix-workspace"
+os.makedirs(WORKSPACE, exist_ok=True)
+
+
 def kernel_session(t: Things, **fields: Any) -> Any:
     return {"session_id": t.session_id, **fields}
 
@@ -174,7 +180,8 @@ def kernel_session(t: Things, **fields: Any) -> Any:
 KERNEL_ROWS: dict[str, Row] = {
     "GetServerInfo": row(lambda t: kpb.GetServerInfoRequest(), other=S.OK),
     "CreateSession": row(
-        lambda t: kpb.CreateSessionRequest(workspace_root="/tmp", backend="scripted"), other=S.OK
+        lambda t: kpb.CreateSessionRequest(workspace_root=WORKSPACE, backend="scripted"),
+        other=S.OK,
     ),
     "GetSession": row(lambda t: kpb.GetSessionRequest(**kernel_session(t))),
     "ListSessions": row(lambda t: kpb.ListSessionsRequest(), other=S.OK),

@@ -12,14 +12,17 @@ from pathlib import Path
 
 import pexpect
 
-from tests.integration.conftest import Pair
+from maka_common.auth import hash_token, new_token
+from tests.integration.conftest import Pair, start_pair
 from tests.support import auth
 
 MAKA = [sys.executable, "-m", "maka_client.cli"]
 REF_PREFIX = "maka://runtime/background-tasks/"
 
 
-def maka(pair: Pair, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+def maka(
+    pair: Pair, *args: str, home: Path, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKA_")}
     env.update(auth.ENV)  # the suite's credential (tests.support.auth)
     env["HOME"] = str(home)
@@ -30,6 +33,7 @@ def maka(pair: Pair, *args: str, home: Path) -> subprocess.CompletedProcess[str]
         text=True,
         timeout=60,
         env=env,
+        cwd=cwd,
     )
 
 
@@ -44,12 +48,16 @@ def test_first_turn_from_the_command_line(pair: Pair, workspace: Path, tmp_path:
 
 
 def test_runs_without_a_session_use_a_default_session_the_kernel_knows(
-    pair: Pair, tmp_path: Path
+    pair: Pair, workspace: Path, tmp_path: Path
 ) -> None:
-    run = maka(pair, "run", "--", "sh", "-c", "echo hi; exit 3", home=tmp_path)
+    # The home directory holds the kernel's data directory (as ~/.local/share/maka-runtime is
+    # in ~), so the default session takes the current directory as its workspace.
+    assert pair.kernel_dir.is_relative_to(tmp_path)
+    run = maka(pair, "run", "--", "sh", "-c", "echo hi; exit 3", home=tmp_path, cwd=workspace)
     assert (run.returncode, run.stdout) == (3, "hi\n"), run.stderr
-    shown = maka(pair, "--json", "show", "default", home=tmp_path)
-    assert shown.returncode == 0 and str(tmp_path) in shown.stdout
+    shown = maka(pair, "--json", "show", "default-suite", home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["session"]["workspace_root"] == str(workspace)
     listed = maka(pair, "ps", home=tmp_path)
     assert "echo hi" in listed.stdout
 
@@ -223,3 +231,37 @@ def test_maka_turn_prints_the_exact_figures_of_truncated_output(
     logs = run_as_typed(["logs", line.group(4)], env_for(pair, tmp_path))
     assert logs.returncode == 0, logs.stderr
     assert logs.stdout.endswith("x") and logs.stderr == "oops"
+
+
+def test_every_principal_gets_its_own_default_session(tmp_path: Path) -> None:
+    """bob's ``maka ps`` made ``default``; carol's then failed with ALREADY_EXISTS."""
+    people = {name: new_token() for name in ("bob", "carol")}
+    tokens = tmp_path / "people.json"
+    suite = json.loads(auth.TOKEN_FILE.read_text())["tokens"]
+    mine = [
+        {"principal": n, "roles": ["client"], "sha256": hash_token(t)} for n, t in people.items()
+    ]
+    tokens.write_text(json.dumps({"tokens": [*suite, *mine]}))
+    tokens.chmod(0o600)
+    flag = ("--token-file", str(tokens))
+    pair = start_pair(tmp_path, *flag, resource_args=flag)
+    try:
+        workspace = tmp_path / "workspace"
+        workspace.mkdir()
+        for name, token in people.items():
+            listed = maka(pair, "--token", token, "ps", home=tmp_path, cwd=workspace)
+            assert listed.returncode == 0, listed.stderr
+            shown = maka(pair, "--token", token, "--json", "show", f"default-{name}", home=tmp_path)
+            assert shown.returncode == 0, shown.stderr
+            assert json.loads(shown.stdout)["session"]["owner"] == name
+        # A client may not start runs in a session the kernel registered: the hint says how.
+        run = maka(
+            pair, "--token", people["bob"], "run", "--", "true", home=tmp_path, cwd=workspace
+        )
+        assert run.returncode == 1
+        assert "run through the kernel" in run.stderr and "maka turn" in run.stderr, run.stderr
+        assert "use a credential with that role" not in run.stderr
+        assert run.stderr.rstrip().endswith("(PERMISSION_DENIED)"), run.stderr
+    finally:
+        pair.stop()
+        pair.proxy.close()

@@ -81,6 +81,10 @@ async def test_six_megabytes_keep_exactly_the_budget_and_count_the_rest(
                 assert "dropped" not in stdout and "cut" not in result.output.split("\n")[0]
                 # Coalesced: about a piece per 64 KiB, not an event per read.
                 assert len(every(events, "tool_output")) <= MIB // (64 * 1024) + 4
+                # Each piece is at most 64 KiB, as documented (before: a whole resource
+                # chunk, up to 256 KiB).
+                sizes = [len(e.tool_output.text.encode()) for e in every(events, "tool_output")]
+                assert max(sizes) <= 64 * 1024, max(sizes)
                 # The same transcript every time (each run has its own ref).
                 figures = (truncation.stdout_bytes_omitted, truncation.stderr_bytes_kept)
                 result_text = result.output.replace(result.run_ref, "REF")

@@ -52,6 +52,19 @@ def test_output_within_the_budget_is_kept_whole_and_nothing_is_omitted() -> None
     assert not record.truncation().truncated
 
 
+def test_a_large_chunk_is_kept_in_pieces_of_at_most_64_kib_cut_between_characters() -> None:
+    text = "aé€😀" * 30_000  # 1, 2, 3 and 4 bytes: 300 000 bytes in one chunk
+    data = text.encode()
+    record = ToolOutputRecord(budget_bytes=4 * PIECE_BYTES)
+    pieces, out, _ = record_all(record, [("stdout", data)])
+    sizes = [len(piece.encode()) for _, piece in pieces]
+    assert len(pieces) > 1 and max(sizes) <= PIECE_BYTES, sizes  # before: one 256 KiB piece
+    assert all(size > PIECE_BYTES - 4 for size in sizes[:-1])
+    kept = kept_text(pieces, "stdout")
+    assert data.startswith(kept.encode())  # cut only between characters: nothing altered
+    assert out == StreamFigures(kept=len(kept.encode()), omitted=len(data) - len(kept.encode()))
+
+
 def test_output_past_the_budget_keeps_exactly_the_budget_and_counts_the_rest() -> None:
     record = ToolOutputRecord(budget_bytes=1000)
     chunks = [("stdout", b"x" * 700)] * 10  # 7000 bytes

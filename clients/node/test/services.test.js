@@ -48,10 +48,13 @@ function startService(module, dataDir, ...args) {
 
 const services = {};
 let dataDir;
+// A workspace clear of the kernel's data directory (the kernel refuses one that contains it).
+let workspace;
 
 before(async () => {
   assert.ok(existsSync(python), `no Python environment at ${python}; set MAKA_PYTHON`);
   dataDir = mkdtempSync(join(tmpdir(), 'maka-node-'));
+  workspace = realpathSync(mkdtempSync(join(tmpdir(), 'maka-node-workspace-')));
   // A client connected without a token finds the local credential the services create here.
   process.env.MAKA_DATA_DIR = dataDir;
   services.resource = startService('resource_service.server', dataDir, '--standalone');
@@ -70,6 +73,7 @@ before(async () => {
 after(async () => {
   await Promise.all(Object.values(services).map((service) => service.stop()));
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(workspace, { recursive: true, force: true });
 });
 
 test('both services describe themselves to a Node client', async () => {
@@ -103,7 +107,7 @@ test('a scripted turn streams in seq order to turn_state completed', async () =>
   const client = await connected();
   try {
     const { session } = await call(client.kernel, 'createSession', {
-      workspaceRoot: realpathSync(tmpdir()),
+      workspaceRoot: workspace,
       name: 'node-turn',
     });
     const seen = [];
@@ -208,7 +212,7 @@ test('a PTY run typed into under a controller lease from Node', async () => {
 
 async function scriptedSession(client, name) {
   const { session } = await call(client.kernel, 'createSession', {
-    workspaceRoot: realpathSync(tmpdir()),
+    workspaceRoot: workspace,
     name,
   });
   return session.id;

@@ -501,3 +501,57 @@ async def _first_note(watch: object, kind: str) -> SystemNote:
         if isinstance(entry, SystemNote) and entry.kind == kind:
             return entry
     raise AssertionError(f"the watch ended before a {kind} note")
+
+
+# -- what a failure of the tool host says ------------------------------------------------------
+
+LINK_FAILED = "the link to the resource service failed: no keepalive answer within 5 s"
+
+
+class LinkFailsAfterStart(HeldHost):
+    """The run starts and prints, then the link to the resource service fails."""
+
+    async def run_foreground(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
+        yield RunStarted(run=RunInfo(ref=REF, status="running", pid=1))
+        yield RunOutput(data=b"partial\n")
+        raise ToolHostError(LINK_FAILED)
+
+
+class StopFailsEarly(HeldHost):
+    """A stop that fails at once, long before the confirmation bound, with the host's error."""
+
+    async def stop_run(self, session_id: str, ref: str) -> RunInfo:
+        self.stops.append(ref)
+        raise ToolHostError(LINK_FAILED)
+
+
+async def test_a_result_after_the_link_failed_names_the_started_run(store: SessionStore) -> None:
+    harness = harness_on(store, LinkFailsAfterStart())
+    try:
+        session_id, reading = await start(harness, "make")
+        await reading
+        [result] = results(await harness.kernel.read_messages(session_id))
+    finally:
+        await harness.close()
+    assert result.is_error and result.output == f"the tool could not run: {LINK_FAILED}"
+    assert result.run_ref == REF  # before: "", though the run had started
+
+
+async def test_a_failed_stop_names_the_host_error_not_the_confirm_bound(
+    store: SessionStore,
+) -> None:
+    host = StopFailsEarly(deaf=True)
+    harness = harness_on(store, host, confirm=10.0, settle=0.05)
+    try:
+        session_id, reading = await start(harness, "sleep 4")
+        await host.streaming.wait()
+        with pytest.raises(RunEndUnconfirmedError) as stopped:
+            await harness.kernel.stop_session(session_id)
+    finally:
+        host.finish.set()
+        await reading
+        await harness.close()
+    message = str(stopped.value)
+    assert "the tool host failed: " in message and LINK_FAILED in message, message
+    assert "the confirmation bound is 10 s" in message, message
+    assert "within 10 s" not in message  # before: "could not confirm within 10 s"

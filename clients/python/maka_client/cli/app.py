@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
@@ -22,7 +23,12 @@ from maka_client.cli.context import (
 )
 from maka_client.cli.output import Output
 from maka_client.credentials import TlsFiles, discover_token
-from maka_client.errors import MakaError, PermissionDeniedError, UnauthenticatedError
+from maka_client.errors import (
+    MakaError,
+    PermissionDeniedError,
+    UnauthenticatedError,
+    UnavailableError,
+)
 
 Handler = Callable[[Context, argparse.Namespace], Coroutine[Any, Any, int]]
 
@@ -108,6 +114,31 @@ def error_line(message: str, reason: str) -> str:
     return f"maka: error: {message} ({reason})"
 
 
+#: The address in gRPC's "failed to connect" text: ``ipv4:127.0.0.1:59998: …``.
+_PEER = re.compile(r"(?:ipv4|ipv6|unix|dns):(\S+?):? (?:[A-Z]|Failed|Connection|Socket)")
+
+
+def unreachable(error: MakaError, ctx: Context) -> str | None:
+    """One line for a service that could not be reached at all (None for any other error)."""
+    text = error.message or ""
+    if not isinstance(error, UnavailableError) or "failed to connect" not in text:
+        return None
+    services = (
+        ("kernel", "--kernel", ctx.kernel_address),
+        ("resource service", "--resource", ctx.resource_address),
+    )
+    found = _PEER.search(text)
+    peer = found[1] if found else ""
+    # The address as given, or the same port (``localhost:N`` is reported as ``127.0.0.1:N``).
+    named = [s for s in services if s[2] in text or peer.endswith(":" + s[2].rsplit(":")[-1])]
+    name, flag, address = named[0] if named else ("service", "--kernel/--resource", peer or "?")
+    cause = text.rsplit(": ", 1)[-1].strip().lower() or "unreachable"
+    return (
+        f"no {name} at {address} ({cause}) — is it running? start it with ./dev up, "
+        f"or point {flag} at it"
+    )
+
+
 def auth_hint(error: MakaError, token: str | None) -> str:
     """The one line for a call refused for its credential: what was wrong, how to fix it."""
     if isinstance(error, UnauthenticatedError):
@@ -121,6 +152,11 @@ def auth_hint(error: MakaError, token: str | None) -> str:
             "MAKA_DATA_DIR (the services' data directory)"
         )
     detail = error.message.splitlines()[0] if error.message else "a role is missing"
+    if error.field == "session_id":  # a run started in a session the kernel registered
+        return (
+            f"{detail.split(':')[0]}: commands in a kernel session run through the kernel, "
+            "as turns: maka turn SESSION 'COMMAND'"
+        )
     return f"{detail}: use a credential with that role (--token or MAKA_TOKEN)"
 
 
@@ -142,6 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MakaError as error:
         reason = error.reason or error.code.name
         message = error.message.splitlines()[0] if error.message else reason
+        message = unreachable(error, ctx) or message
         print(error_line(message, reason), file=sys.stderr)
         return 1
     except CommandError as error:

@@ -9,8 +9,9 @@ error that names them.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
-from pathlib import Path
+import re
 
 from maka.kernel.v1 import kernel_pb2 as kpb
 from maka.resource.v1 import resource_pb2 as rpb
@@ -21,6 +22,8 @@ from maka_client.cli.context import CommandError, Context
 from maka_client.errors import ConflictError, InvalidRequestError, NotFoundError
 
 DEFAULT_SESSION = "default"
+#: A principal id that can be part of a session id as it is.
+_PLAIN_PRINCIPAL = re.compile(r"[A-Za-z0-9._:-]{1,100}")
 REF_PREFIX = "maka://runtime/background-tasks/"
 #: Candidates named in an "ambiguous" error before "… and N more".
 _SHOWN = 8
@@ -115,11 +118,24 @@ async def named_session(ctx: Context, text: str) -> str:
         return await resolve_session(kernel, text)
 
 
+def default_session_of(principal: str) -> str:
+    """The default session of *principal* in kernel mode: ``default`` for the local credential
+    (and a kernel that does not say who the caller is), else ``default-PRINCIPAL`` (a hash of
+    the principal when it does not fit a session id), so two principals never share one."""
+    if principal in ("", "local"):
+        return DEFAULT_SESSION
+    if not _PLAIN_PRINCIPAL.fullmatch(principal):
+        principal = hashlib.sha256(principal.encode()).hexdigest()[:16]
+    return f"{DEFAULT_SESSION}-{principal}"
+
+
 async def session_for(ctx: Context, explicit: str | None) -> str:
-    """The session of a run command: ``--session``, else ``$MAKA_SESSION``, else "default".
+    """The session of a run command: ``--session``, else ``$MAKA_SESSION``, else the caller's
+    default session (:func:`default_session_of`; ``default`` against a standalone service).
 
     The resource service admits only sessions the kernel knows (unless it runs standalone), so
-    the "default" session is created in the kernel on first use (workspace: your home).
+    the default session is created in the kernel on first use (workspace: the current
+    directory; the kernel refuses one that overlaps its data directory, as your home does).
     """
     if explicit or os.environ.get("MAKA_SESSION"):
         return await named_session(ctx, explicit or default_session())
@@ -128,10 +144,11 @@ async def session_for(ctx: Context, explicit: str | None) -> str:
     if info.standalone:
         return DEFAULT_SESSION
     async with ctx.kernel() as kernel:
+        session_id = default_session_of((await kernel.get_server_info()).principal)
         try:
-            await kernel.get_session(DEFAULT_SESSION)
+            await kernel.get_session(session_id)
         except NotFoundError:
             with contextlib.suppress(ConflictError):  # another maka made it meanwhile
-                home = str(Path.home())
-                await kernel.create_session(home, session_id=DEFAULT_SESSION, name="maka CLI runs")
-    return DEFAULT_SESSION
+                here = os.getcwd()
+                await kernel.create_session(here, session_id=session_id, name="maka CLI runs")
+    return session_id

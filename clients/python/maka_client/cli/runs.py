@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import shlex
 import signal
 import sys
@@ -158,6 +159,8 @@ def chunk_record(chunk: pb.OutputChunk) -> dict[str, Any]:
         "sequence": chunk.sequence,
         "stream": stream,
         "data": chunk.data.decode(errors="replace"),
+        # The exact bytes: ``data`` shows bytes that are not UTF-8 as U+FFFD.
+        "data_base64": base64.b64encode(chunk.data).decode("ascii"),
     }
 
 

@@ -407,6 +407,8 @@ class GetServerInfoResponse(_message.Message):
     DEFAULT_BACKEND_FIELD_NUMBER: _builtins.int
     RESOURCE_ADDRESS_FIELD_NUMBER: _builtins.int
     AUTH_MODE_FIELD_NUMBER: _builtins.int
+    PRINCIPAL_FIELD_NUMBER: _builtins.int
+    PRINCIPAL_ROLES_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-kernel"."""
     version: _builtins.str
@@ -429,9 +431,17 @@ class GetServerInfoResponse(_message.Message):
     "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
     plaintext listener bind a non-loopback address.
     """
+    principal: _builtins.str
+    """The caller's own principal as this server authenticated it (its id, e.g. "local" for the
+    local credential); set by the server for the caller only, never another principal's.
+    """
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
+
+    @_builtins.property
+    def principal_roles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The roles of the caller's principal ("admin", "kernel", "client"), sorted; set by the server."""
 
     def __init__(
         self,
@@ -446,10 +456,12 @@ class GetServerInfoResponse(_message.Message):
         default_backend: _builtins.str = ...,
         resource_address: _builtins.str = ...,
         auth_mode: _builtins.str = ...,
+        principal: _builtins.str = ...,
+        principal_roles: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "default_backend", b"default_backend", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "resource_address", b"resource_address", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "default_backend", b"default_backend", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "principal", b"principal", "principal_roles", b"principal_roles", "resource_address", b"resource_address", "service", b"service", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -752,9 +752,14 @@ type GetServerInfoResponse struct {
 	// "tls+token" (TLS, bearer tokens), "mtls+token" (TLS with client certificates, or tokens), or
 	// "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
 	// plaintext listener bind a non-loopback address.
-	AuthMode      string `protobuf:"bytes,10,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AuthMode string `protobuf:"bytes,10,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
+	// The caller's own principal as this server authenticated it (its id, e.g. "local" for the
+	// local credential); set by the server for the caller only, never another principal's.
+	Principal string `protobuf:"bytes,11,opt,name=principal,proto3" json:"principal,omitempty"`
+	// The roles of the caller's principal ("admin", "kernel", "client"), sorted; set by the server.
+	PrincipalRoles []string `protobuf:"bytes,12,rep,name=principal_roles,json=principalRoles,proto3" json:"principal_roles,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -855,6 +860,20 @@ func (x *GetServerInfoResponse) GetAuthMode() string {
 		return x.AuthMode
 	}
 	return ""
+}
+
+func (x *GetServerInfoResponse) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *GetServerInfoResponse) GetPrincipalRoles() []string {
+	if x != nil {
+		return x.PrincipalRoles
+	}
+	return nil
 }
 
 // Session is a session's header.
@@ -4653,7 +4672,7 @@ var File_maka_kernel_v1_kernel_proto protoreflect.FileDescriptor
 const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\n" +
 	"\x1bmaka/kernel/v1/kernel.proto\x12\x0emaka.kernel.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xe7\x02\n" +
+	"\x14GetServerInfoRequest\"\xae\x03\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -4666,7 +4685,9 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x0fdefault_backend\x18\b \x01(\tR\x0edefaultBackend\x12)\n" +
 	"\x10resource_address\x18\t \x01(\tR\x0fresourceAddress\x12\x1b\n" +
 	"\tauth_mode\x18\n" +
-	" \x01(\tR\bauthMode\"\x9f\a\n" +
+	" \x01(\tR\bauthMode\x12\x1c\n" +
+	"\tprincipal\x18\v \x01(\tR\tprincipal\x12'\n" +
+	"\x0fprincipal_roles\x18\f \x03(\tR\x0eprincipalRoles\"\x9f\a\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +
