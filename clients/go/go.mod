@@ -1,15 +1,15 @@
-module maka.dev/runtime/clients/go
+module github.com/maka-runtime/maka-runtime/clients/go
 
-go 1.26.0
+go 1.25.0
 
 require (
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
-	google.golang.org/grpc v1.85.0
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260706201446-f0a921348800
+	google.golang.org/grpc v1.84.0
 	google.golang.org/protobuf v1.36.12
 )
 
 require (
-	golang.org/x/net v0.60.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/text v0.40.0 // indirect
 )

@@ -14,8 +14,8 @@ import (
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
-	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
+	kernelv1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/kernel/v1"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
 )
 
 // Client holds one connection to each service.

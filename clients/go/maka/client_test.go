@@ -7,10 +7,10 @@ import (
 
 	"google.golang.org/grpc/health/grpc_health_v1"
 
-	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
-	"maka.dev/runtime/clients/go/internal/servicetest"
-	"maka.dev/runtime/clients/go/maka"
+	kernelv1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/kernel/v1"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/servicetest"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 func TestServicesAnswerFromGo(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
 )
 
 // Connection is an open OpenConnection stream. Controller leases acquired under its ID are

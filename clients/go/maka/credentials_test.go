@@ -13,9 +13,9 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
-	"maka.dev/runtime/clients/go/internal/servicetest"
-	"maka.dev/runtime/clients/go/maka"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/servicetest"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 func TestLocalCredentialFromGo(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	commonv1 "maka.dev/runtime/clients/go/gen/maka/common/v1"
+	commonv1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/common/v1"
 )
 
 // ReasonPrefix is the prefix of every value name of the reason registry

@@ -3,8 +3,8 @@ package maka_test
 import (
 	"testing"
 
-	commonv1 "maka.dev/runtime/clients/go/gen/maka/common/v1"
-	"maka.dev/runtime/clients/go/maka"
+	commonv1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/common/v1"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 func TestReasonNamesComeFromTheRegistry(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
-	"maka.dev/runtime/clients/go/internal/servicetest"
-	"maka.dev/runtime/clients/go/maka"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/servicetest"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 // A ref names its run: the helpers work with an empty session id, and another session's id

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
 )
 
 // ErrRunEnded is returned by WaitForScreen when the run ended before the screen matched.

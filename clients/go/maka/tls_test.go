@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
-	"maka.dev/runtime/clients/go/internal/servicetest"
-	"maka.dev/runtime/clients/go/maka"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/servicetest"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 // issue writes a certificate (signed by parent, or self-signed) and its key under dir.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
+	kernelv1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/kernel/v1"
 )
 
 // TurnResult is a turn streamed to its end.

@@ -26,8 +26,8 @@ import (
 	"os"
 	"time"
 
-	"maka.dev/runtime/clients/go/internal/demo"
-	"maka.dev/runtime/clients/go/maka"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/demo"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 func main() {

@@ -10,9 +10,9 @@ import (
 	"os"
 	"time"
 
-	kernelv1 "maka.dev/runtime/clients/go/gen/maka/kernel/v1"
-	resourcev1 "maka.dev/runtime/clients/go/gen/maka/resource/v1"
-	"maka.dev/runtime/clients/go/maka"
+	kernelv1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/kernel/v1"
+	resourcev1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 func main() {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"maka.dev/runtime/clients/go/internal/demo"
-	"maka.dev/runtime/clients/go/internal/servicetest"
-	"maka.dev/runtime/clients/go/maka"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/demo"
+	"github.com/maka-runtime/maka-runtime/clients/go/internal/servicetest"
+	"github.com/maka-runtime/maka-runtime/clients/go/maka"
 )
 
 func TestDemoScenarioRunsAgainstRealServices(t *testing.T) {

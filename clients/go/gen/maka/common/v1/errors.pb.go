@@ -219,8 +219,8 @@ const file_maka_common_v1_errors_proto_rawDesc = "" +
 	"\x1dERROR_REASON_INTERNAL_FAILURE\x10\x16\x12 \n" +
 	"\x1cERROR_REASON_UNAUTHENTICATED\x10\x17\x12\"\n" +
 	"\x1eERROR_REASON_PERMISSION_DENIED\x10\x18\x12$\n" +
-	" ERROR_REASON_SANDBOX_UNAVAILABLE\x10\x1eB\xb4\x01\n" +
-	"\x12com.maka.common.v1B\vErrorsProtoP\x01Z7maka.dev/runtime/clients/go/gen/maka/common/v1;commonv1\xa2\x02\x03MCX\xaa\x02\x0eMaka.Common.V1\xca\x02\x0eMaka\\Common\\V1\xe2\x02\x1aMaka\\Common\\V1\\GPBMetadata\xea\x02\x10Maka::Common::V1b\x06proto3"
+	" ERROR_REASON_SANDBOX_UNAVAILABLE\x10\x1eB\xc8\x01\n" +
+	"\x12com.maka.common.v1B\vErrorsProtoP\x01ZKgithub.com/maka-runtime/maka-runtime/clients/go/gen/maka/common/v1;commonv1\xa2\x02\x03MCX\xaa\x02\x0eMaka.Common.V1\xca\x02\x0eMaka\\Common\\V1\xe2\x02\x1aMaka\\Common\\V1\\GPBMetadata\xea\x02\x10Maka::Common::V1b\x06proto3"
 
 var (
 	file_maka_common_v1_errors_proto_rawDescOnce sync.Once

@@ -5081,8 +5081,8 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x15RespondToUserQuestion\x12,.maka.kernel.v1.RespondToUserQuestionRequest\x1a-.maka.kernel.v1.RespondToUserQuestionResponse\x12V\n" +
 	"\vSendMessage\x12\".maka.kernel.v1.SendMessageRequest\x1a#.maka.kernel.v1.SendMessageResponse\x12[\n" +
 	"\fWatchSession\x12#.maka.kernel.v1.WatchSessionRequest\x1a$.maka.kernel.v1.WatchSessionResponse0\x01\x12M\n" +
-	"\bShutdown\x12\x1f.maka.kernel.v1.ShutdownRequest\x1a .maka.kernel.v1.ShutdownResponseB\xb4\x01\n" +
-	"\x12com.maka.kernel.v1B\vKernelProtoP\x01Z7maka.dev/runtime/clients/go/gen/maka/kernel/v1;kernelv1\xa2\x02\x03MKX\xaa\x02\x0eMaka.Kernel.V1\xca\x02\x0eMaka\\Kernel\\V1\xe2\x02\x1aMaka\\Kernel\\V1\\GPBMetadata\xea\x02\x10Maka::Kernel::V1b\x06proto3"
+	"\bShutdown\x12\x1f.maka.kernel.v1.ShutdownRequest\x1a .maka.kernel.v1.ShutdownResponseB\xc8\x01\n" +
+	"\x12com.maka.kernel.v1B\vKernelProtoP\x01ZKgithub.com/maka-runtime/maka-runtime/clients/go/gen/maka/kernel/v1;kernelv1\xa2\x02\x03MKX\xaa\x02\x0eMaka.Kernel.V1\xca\x02\x0eMaka\\Kernel\\V1\xe2\x02\x1aMaka\\Kernel\\V1\\GPBMetadata\xea\x02\x10Maka::Kernel::V1b\x06proto3"
 
 var (
 	file_maka_kernel_v1_kernel_proto_rawDescOnce sync.Once

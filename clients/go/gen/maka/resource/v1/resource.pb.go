@@ -3994,8 +3994,8 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\bShutdown\x12!.maka.resource.v1.ShutdownRequest\x1a\".maka.resource.v1.ShutdownResponse\x12f\n" +
 	"\x0fRegisterSession\x12(.maka.resource.v1.RegisterSessionRequest\x1a).maka.resource.v1.RegisterSessionResponse\x12c\n" +
 	"\x0eArchiveSession\x12'.maka.resource.v1.ArchiveSessionRequest\x1a(.maka.resource.v1.ArchiveSessionResponse\x12`\n" +
-	"\rReadRunOutput\x12&.maka.resource.v1.ReadRunOutputRequest\x1a'.maka.resource.v1.ReadRunOutputResponseB\xc4\x01\n" +
-	"\x14com.maka.resource.v1B\rResourceProtoP\x01Z;maka.dev/runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
+	"\rReadRunOutput\x12&.maka.resource.v1.ReadRunOutputRequest\x1a'.maka.resource.v1.ReadRunOutputResponseB\xd8\x01\n" +
+	"\x14com.maka.resource.v1B\rResourceProtoP\x01ZOgithub.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
 
 var (
 	file_maka_resource_v1_resource_proto_rawDescOnce sync.Once

@@ -708,8 +708,8 @@ const file_maka_resource_v1_sandbox_proto_rawDesc = "" +
 	"\vContainment\x12\x1b\n" +
 	"\x17CONTAINMENT_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12CONTAINMENT_CGROUP\x10\x01\x12\x1d\n" +
-	"\x19CONTAINMENT_PROCESS_GROUP\x10\x02B\xc3\x01\n" +
-	"\x14com.maka.resource.v1B\fSandboxProtoP\x01Z;maka.dev/runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
+	"\x19CONTAINMENT_PROCESS_GROUP\x10\x02B\xd7\x01\n" +
+	"\x14com.maka.resource.v1B\fSandboxProtoP\x01ZOgithub.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1;resourcev1\xa2\x02\x03MRX\xaa\x02\x10Maka.Resource.V1\xca\x02\x10Maka\\Resource\\V1\xe2\x02\x1cMaka\\Resource\\V1\\GPBMetadata\xea\x02\x12Maka::Resource::V1b\x06proto3"
 
 var (
 	file_maka_resource_v1_sandbox_proto_rawDescOnce sync.Once
