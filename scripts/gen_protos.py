@@ -1,11 +1,18 @@
 """Regenerate the code made from ``protos/`` (the one codegen command).
 
-    python scripts/gen_protos.py          # write gen/python/maka/** (and clients/go/gen/**)
+    python scripts/gen_protos.py          # write gen/python/maka/** (and clients/go/gen/**,
+                                          # clients/node/protos/**, clients/node/types/**)
     python scripts/gen_protos.py --check  # exit 1 if the checked-in code is stale
 
 Go code is made by ``buf generate`` with the pinned protoc-gen-go plugins that ``./dev``
 installs under ``.tools/``; without them (no Go toolchain) only the Python code is made, unless
 ``--require-go`` is given (as in CI).
+
+The Node package ships a copy of the protos (``clients/node/protos``, which it loads at run time
+with ``@grpc/proto-loader``) and their TypeScript declarations (``clients/node/types``): made by
+``proto-loader-gen-types`` (from ``@grpc/proto-loader``, with the loader options the package
+uses) and compiled to ``.d.ts`` by ``tsc``, both pinned by ``./dev`` under ``.tools/``; without
+them (no npm) the Node files are not made, unless ``--require-node`` is given (as in CI).
 
 Output: ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (stubs and servicers) and their typed
 ``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import json
 import os
 import shutil
 import subprocess
@@ -34,6 +42,12 @@ OUT = ROOT / "gen" / "python"
 GO_OUT = Path("clients") / "go" / "gen"
 TOOLS = ROOT / ".tools"
 GO_TEMPLATE = PROTOS / "buf.gen.go.yaml"
+NODE = Path("clients") / "node"
+#: What the Node package's loader reads; the types describe what it returns.
+NODE_PROTOS = ("maka/kernel/v1/kernel.proto", "maka/resource/v1/resource.proto")
+NODE_REGISTRY = "maka/common/v1/errors.proto"
+#: The options index.js passes to protoLoader.loadSync, as proto-loader-gen-types flags.
+NODE_LOADER_FLAGS = ("--longs=String", "--enums=String", "--defaults", "--oneofs")
 BIN = Path(sys.executable).parent
 HEADER = '"""Generated from protos/ by scripts/gen_protos.py. Do not edit."""\n'
 #: The descriptor set (with comments) served by reflection, inside the generated package.
@@ -101,6 +115,65 @@ def generate_go(base: Path, tools: dict[str, Path]) -> None:
     )
 
 
+def node_tools() -> dict[str, Path] | None:
+    bin_dir = TOOLS / "node_modules" / ".bin"
+    tools = {"gen-types": bin_dir / "proto-loader-gen-types", "tsc": bin_dir / "tsc"}
+    return tools if all(path.exists() for path in tools.values()) else None
+
+
+def generate_node(base: Path, tools: dict[str, Path]) -> None:
+    """Write the Node package's proto copy and ``.d.ts`` types under ``base / clients/node``."""
+    out = base / NODE
+    for proto in sorted(PROTOS.rglob("*.proto")):
+        target = out / "protos" / proto.relative_to(PROTOS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(proto, target)
+    # The .ts sources live under .tools so that tsc finds @grpc/grpc-js in .tools/node_modules.
+    with tempfile.TemporaryDirectory(dir=TOOLS) as scratch:
+        sources = Path(scratch) / "ts"
+        subprocess.run(
+            [
+                str(tools["gen-types"]),
+                *NODE_LOADER_FLAGS,
+                "--includeComments",
+                "--grpcLib=@grpc/grpc-js",
+                "--importFileExtension=.js",
+                "-I",
+                "protos",
+                "-O",
+                str(sources),
+                *NODE_PROTOS,
+                NODE_REGISTRY,
+            ],
+            check=True,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
+        config = {
+            "compilerOptions": {
+                **NODE_TSC_OPTIONS,
+                "rootDir": str(sources),
+                "outDir": str(out / "types"),
+            },
+            "include": [str(sources / "**" / "*.ts")],
+        }
+        (Path(scratch) / "tsconfig.json").write_text(json.dumps(config))
+        subprocess.run([str(tools["tsc"]), "-p", scratch], check=True, cwd=scratch)
+
+
+#: tsc turns the generated .ts into the package's .d.ts (declarations only, comments kept).
+NODE_TSC_OPTIONS = {
+    "declaration": True,
+    "emitDeclarationOnly": True,
+    "strict": True,
+    "skipLibCheck": True,
+    "types": [],
+    "target": "es2022",
+    "module": "nodenext",
+    "moduleResolution": "nodenext",
+}
+
+
 def snapshot(root: Path) -> dict[str, Path]:
     return {
         p.relative_to(root).as_posix(): p
@@ -113,26 +186,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if generated code is stale")
     parser.add_argument("--require-go", action="store_true", help="fail without the Go tools")
+    parser.add_argument("--require-node", action="store_true", help="fail without the Node tools")
     args = parser.parse_args()
-    tools = go_tools()
+    tools, node = go_tools(), node_tools()
     if tools is None:
         if args.require_go:
             print("Go code generators are missing under .tools/ (run ./dev setup-go)")
             return 1
         print("note: Go tools not installed; Go code not regenerated")
-    if args.check:
-        stale: list[str] = []
-        with tempfile.TemporaryDirectory() as tmp:
-            generate(Path(tmp) / "python")
-            stale += compare(Path(tmp) / "python", OUT)
-            if tools is not None:
-                generate_go(Path(tmp) / "go", tools)
-                stale += compare(Path(tmp) / "go" / GO_OUT, ROOT / GO_OUT)
-        if stale:
-            print("generated code is stale; run ./dev gen and commit:", *stale, sep="\n  ")
+    if node is None:
+        if args.require_node:
+            print("Node code generators are missing under .tools/ (run ./dev setup-node)")
             return 1
-        print("generated code is up to date")
-        return 0
+        print("note: Node tools not installed; clients/node/protos and types not regenerated")
+    if args.check:
+        return check(tools, node)
     if (OUT / "maka").exists():
         shutil.rmtree(OUT / "maka")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -143,6 +211,36 @@ def main() -> int:
             shutil.rmtree(ROOT / GO_OUT)
         generate_go(ROOT, tools)
         print(f"generated {len(snapshot(ROOT / GO_OUT))} files under {GO_OUT}")
+    if node is not None:
+        for made in NODE_OUTPUTS:
+            if (ROOT / NODE / made).exists():
+                shutil.rmtree(ROOT / NODE / made)
+        generate_node(ROOT, node)
+        count = sum(len(snapshot(ROOT / NODE / made)) for made in NODE_OUTPUTS)
+        print(f"generated {count} files under {NODE}/protos and {NODE}/types")
+    return 0
+
+
+#: The directories of clients/node that generate_node writes (and --check compares).
+NODE_OUTPUTS = ("protos", "types")
+
+
+def check(tools: dict[str, Path] | None, node: dict[str, Path] | None) -> int:
+    stale: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(Path(tmp) / "python")
+        stale += compare(Path(tmp) / "python", OUT)
+        if tools is not None:
+            generate_go(Path(tmp) / "go", tools)
+            stale += compare(Path(tmp) / "go" / GO_OUT, ROOT / GO_OUT)
+        if node is not None:
+            generate_node(Path(tmp) / "node", node)
+            for made in NODE_OUTPUTS:
+                stale += compare(Path(tmp) / "node" / NODE / made, ROOT / NODE / made)
+    if stale:
+        print("generated code is stale; run ./dev gen and commit:", *stale, sep="\n  ")
+        return 1
+    print("generated code is up to date")
     return 0
 
 

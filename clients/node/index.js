@@ -1,5 +1,6 @@
-// Node.js client for Maka Runtime: loads the contract from protos/ at run time (no generated
-// code) and exposes typed-by-convention stubs plus the google.rpc.ErrorInfo of failed calls.
+// Node.js client for Maka Runtime: loads the contract at run time from the package's copy of
+// the protos (protos/, made from the repository's protos/ by scripts/gen_protos.py) and exposes
+// the stubs plus the google.rpc.ErrorInfo of failed calls. Their types: index.d.ts and types/.
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +11,7 @@ import protoLoader from '@grpc/proto-loader';
 import protobuf from 'protobufjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const PROTO_ROOT = process.env.MAKA_PROTO_ROOT ?? join(here, '..', '..', 'protos');
+export const PROTO_ROOT = process.env.MAKA_PROTO_ROOT ?? join(here, 'protos');
 
 const definition = protoLoader.loadSync(
   ['maka/kernel/v1/kernel.proto', 'maka/resource/v1/resource.proto'],

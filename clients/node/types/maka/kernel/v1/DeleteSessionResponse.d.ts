@@ -1,0 +1,10 @@
+/**
+ * DeleteSessionResponse has no fields.
+ */
+export interface DeleteSessionResponse {
+}
+/**
+ * DeleteSessionResponse has no fields.
+ */
+export interface DeleteSessionResponse__Output {
+}

@@ -1,0 +1,10 @@
+/**
+ * GetServerInfoRequest has no fields.
+ */
+export interface GetServerInfoRequest {
+}
+/**
+ * GetServerInfoRequest has no fields.
+ */
+export interface GetServerInfoRequest__Output {
+}

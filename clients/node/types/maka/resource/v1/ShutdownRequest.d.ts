@@ -1,0 +1,10 @@
+/**
+ * ShutdownRequest has no fields.
+ */
+export interface ShutdownRequest {
+}
+/**
+ * ShutdownRequest has no fields.
+ */
+export interface ShutdownRequest__Output {
+}
