@@ -6,14 +6,16 @@ consumer type-checked against the installed declarations. Go: the module publish
 version into a file-system GOPROXY (``clients/go/tools/modproxy``), the example
 ``clients/go/examples/first-turn`` copied into a module of its own that requires it by path
 and version (no ``replace``), built with an empty module cache and run. Both against a real
-pair. Marked ``packages`` (left out of the default run; ``scripts/ci_clients.sh`` runs them):
-they install from the npm registry and the Go module proxy.
+pair, and both marked ``packages`` (left out of the default run; ``scripts/ci_clients.sh`` runs
+them): they install from the npm registry and the Go module proxy.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -34,9 +36,34 @@ GO_MODULE = "github.com/maka-runtime/maka-runtime/clients/go"
 GO_VERSION = "v0.1.0"
 #: What the TypeScript consumer is checked with (pinned like every tool).
 CONSUMER_TOOLS = ("typescript@5.9.3", "@types/node@20.19.43")
-SCRIPTED_TURN = "/script say hello; tool bash ls; say done"
 
-pytestmark = [pytest.mark.slow, pytest.mark.packages]
+
+def test_the_node_types_are_generated_with_the_loader_options_of_the_package() -> None:
+    """types/ describes what index.js's loader returns only if both use the same options."""
+    source = (NODE_DIR / "index.js").read_text()
+    loaded = re.search(r"protoLoader\.loadSync\(.*?\{(.*?)\}", source, re.S)
+    assert loaded, "index.js no longer calls protoLoader.loadSync with options"
+    options = dict(re.findall(r"(\w+): \[?(\w+)", loaded.group(1)))
+    assert options.pop("includeDirs") == "PROTO_ROOT"
+    flags = {"keepCase": "false"}  # proto-loader-gen-types' default, as in the loader
+    for flag in node_loader_flags():
+        name, _, value = flag.removeprefix("--").partition("=")
+        flags[name] = value or "true"
+    assert options == flags
+
+
+def node_loader_flags() -> tuple[str, ...]:
+    """NODE_LOADER_FLAGS of scripts/gen_protos.py: the options the types are generated with."""
+    tree = ast.parse((ROOT / "scripts" / "gen_protos.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            if any(isinstance(t, ast.Name) and t.id == "NODE_LOADER_FLAGS" for t in targets):
+                assert node.value is not None
+                flags = ast.literal_eval(node.value)
+                assert isinstance(flags, tuple)
+                return tuple(str(flag) for flag in flags)
+    raise AssertionError("scripts/gen_protos.py has no NODE_LOADER_FLAGS")
 
 
 @dataclass
@@ -95,6 +122,8 @@ def packed_tarball(npm: str, into: Path, env: dict[str, str]) -> Path:
     return into / str(packed["filename"])
 
 
+@pytest.mark.slow
+@pytest.mark.packages
 @pytest.mark.timeout(600)
 def test_the_node_package_works_installed_from_its_tarball(tmp_path: Path, pair: Pair) -> None:
     node, npm = toolchain("node"), toolchain("npm")
@@ -155,6 +184,8 @@ def go_env(tmp_path: Path, go: str, proxy: Path, base: dict[str, str]) -> dict[s
     }
 
 
+@pytest.mark.slow
+@pytest.mark.packages
 @pytest.mark.timeout(600)
 def test_the_go_example_builds_outside_the_repository(tmp_path: Path, pair: Pair) -> None:
     go = toolchain("go")
