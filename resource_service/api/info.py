@@ -8,6 +8,7 @@ from importlib import metadata
 from google.protobuf import timestamp_pb2
 from maka.resource.v1 import resource_pb2
 
+from maka_common.principal import current_principal
 from maka_common.server import ServerHost
 from resource_service.api.sandbox_convert import capabilities_to_proto
 from resource_service.core import Capabilities
@@ -29,6 +30,7 @@ def server_info(
 ) -> resource_pb2.GetServerInfoResponse:
     """*draining*: new work is refused (a shutdown began, or the fail-stop latch tripped).
     *standalone*: any well-formed session id is admitted, not only registered sessions."""
+    caller = current_principal()
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return resource_pb2.GetServerInfoResponse(
@@ -42,4 +44,6 @@ def server_info(
         pid=os.getpid(),
         standalone=standalone,
         sandbox=capabilities_to_proto(sandbox) if sandbox is not None else None,
+        principal=caller.id if caller else "",
+        principal_roles=sorted(caller.roles) if caller else [],
     )

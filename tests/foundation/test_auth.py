@@ -189,6 +189,17 @@ def test_server_info_reports_the_auth_mode(
         assert f"listening on {process.address} (auth token," in process.stderr
 
 
+def test_server_info_names_the_caller_and_only_the_caller(
+    pair: tuple[ServiceProcess, ServiceProcess, Path], tokens: dict[str, str]
+) -> None:
+    kernel, resource, _ = pair
+    for process, call in ((kernel, KERNEL_CALLS), (resource, RESOURCE_CALLS)):
+        carol = answer(call["GetServerInfo"], process.address, bearer(tokens["client"]))
+        otto = answer(call["GetServerInfo"], process.address, bearer(tokens["operator"]))
+        assert (carol.principal, list(carol.principal_roles)) == ("carol", ["client"])
+        assert (otto.principal, list(otto.principal_roles)) == ("otto", ["operator"])
+
+
 def test_health_is_open_and_reflection_is_not(
     pair: tuple[ServiceProcess, ServiceProcess, Path],
 ) -> None:

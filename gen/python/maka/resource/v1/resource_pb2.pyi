@@ -176,6 +176,8 @@ class GetServerInfoResponse(_message.Message):
     STANDALONE_FIELD_NUMBER: _builtins.int
     AUTH_MODE_FIELD_NUMBER: _builtins.int
     SANDBOX_FIELD_NUMBER: _builtins.int
+    PRINCIPAL_FIELD_NUMBER: _builtins.int
+    PRINCIPAL_ROLES_FIELD_NUMBER: _builtins.int
     service: _builtins.str
     """The service's name, "maka-resource"."""
     version: _builtins.str
@@ -198,6 +200,11 @@ class GetServerInfoResponse(_message.Message):
     "insecure-listen" appended ("token,insecure-listen") when --allow-insecure-listen let a
     plaintext listener bind a non-loopback address.
     """
+    principal: _builtins.str
+    """The caller's own principal as this server authenticated it (its id, e.g. "local" for the
+    local credential, "kernel-link" for the kernel's certificate); set by the server for the
+    caller only, never another principal's.
+    """
     @_builtins.property
     def started_at(self) -> _timestamp_pb2.Timestamp:
         """When the process started serving."""
@@ -205,6 +212,12 @@ class GetServerInfoResponse(_message.Message):
     @_builtins.property
     def sandbox(self) -> _sandbox_pb2.SandboxCapabilities:
         """What the service can enforce: the sandbox (bubblewrap) and run containment (cgroups)."""
+
+    @_builtins.property
+    def principal_roles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The roles of the caller's principal ("admin", "kernel", "operator", "client"), sorted; set
+        by the server.
+        """
 
     def __init__(
         self,
@@ -219,10 +232,12 @@ class GetServerInfoResponse(_message.Message):
         standalone: _builtins.bool = ...,
         auth_mode: _builtins.str = ...,
         sandbox: _sandbox_pb2.SandboxCapabilities | None = ...,
+        principal: _builtins.str = ...,
+        principal_roles: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["sandbox", b"sandbox", "started_at", b"started_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "sandbox", b"sandbox", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["auth_mode", b"auth_mode", "data_dir", b"data_dir", "draining", b"draining", "listen_address", b"listen_address", "pid", b"pid", "principal", b"principal", "principal_roles", b"principal_roles", "sandbox", b"sandbox", "service", b"service", "standalone", b"standalone", "started_at", b"started_at", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

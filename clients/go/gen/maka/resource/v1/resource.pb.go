@@ -324,9 +324,16 @@ type GetServerInfoResponse struct {
 	// plaintext listener bind a non-loopback address.
 	AuthMode string `protobuf:"bytes,9,opt,name=auth_mode,json=authMode,proto3" json:"auth_mode,omitempty"`
 	// What the service can enforce: the sandbox (bubblewrap) and run containment (cgroups).
-	Sandbox       *SandboxCapabilities `protobuf:"bytes,10,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Sandbox *SandboxCapabilities `protobuf:"bytes,10,opt,name=sandbox,proto3" json:"sandbox,omitempty"`
+	// The caller's own principal as this server authenticated it (its id, e.g. "local" for the
+	// local credential, "kernel-link" for the kernel's certificate); set by the server for the
+	// caller only, never another principal's.
+	Principal string `protobuf:"bytes,11,opt,name=principal,proto3" json:"principal,omitempty"`
+	// The roles of the caller's principal ("admin", "kernel", "operator", "client"), sorted; set
+	// by the server.
+	PrincipalRoles []string `protobuf:"bytes,12,rep,name=principal_roles,json=principalRoles,proto3" json:"principal_roles,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetServerInfoResponse) Reset() {
@@ -425,6 +432,20 @@ func (x *GetServerInfoResponse) GetAuthMode() string {
 func (x *GetServerInfoResponse) GetSandbox() *SandboxCapabilities {
 	if x != nil {
 		return x.Sandbox
+	}
+	return nil
+}
+
+func (x *GetServerInfoResponse) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
+}
+
+func (x *GetServerInfoResponse) GetPrincipalRoles() []string {
+	if x != nil {
+		return x.PrincipalRoles
 	}
 	return nil
 }
@@ -3685,7 +3706,7 @@ var File_maka_resource_v1_resource_proto protoreflect.FileDescriptor
 const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"\n" +
 	"\x1fmaka/resource/v1/resource.proto\x12\x10maka.resource.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1emaka/resource/v1/sandbox.proto\"\x16\n" +
-	"\x14GetServerInfoRequest\"\xf4\x02\n" +
+	"\x14GetServerInfoRequest\"\xbb\x03\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12%\n" +
@@ -3700,7 +3721,9 @@ const file_maka_resource_v1_resource_proto_rawDesc = "" +
 	"standalone\x12\x1b\n" +
 	"\tauth_mode\x18\t \x01(\tR\bauthMode\x12?\n" +
 	"\asandbox\x18\n" +
-	" \x01(\v2%.maka.resource.v1.SandboxCapabilitiesR\asandbox\"\x93\x01\n" +
+	" \x01(\v2%.maka.resource.v1.SandboxCapabilitiesR\asandbox\x12\x1c\n" +
+	"\tprincipal\x18\v \x01(\tR\tprincipal\x12'\n" +
+	"\x0fprincipal_roles\x18\f \x03(\tR\x0eprincipalRoles\"\x93\x01\n" +
 	"\vPipesOutput\x12\x16\n" +
 	"\x06stdout\x18\x01 \x01(\tR\x06stdout\x12\x16\n" +
 	"\x06stderr\x18\x02 \x01(\tR\x06stderr\x12)\n" +
