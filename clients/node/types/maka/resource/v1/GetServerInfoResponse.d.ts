@@ -49,6 +49,17 @@ export interface GetServerInfoResponse {
      * What the service can enforce: the sandbox (bubblewrap) and run containment (cgroups).
      */
     'sandbox'?: (_maka_resource_v1_SandboxCapabilities | null);
+    /**
+     * The caller's own principal as this server authenticated it (its id, e.g. "local" for the
+     * local credential, "kernel-link" for the kernel's certificate); set by the server for the
+     * caller only, never another principal's.
+     */
+    'principal'?: (string);
+    /**
+     * The roles of the caller's principal ("admin", "kernel", "operator", "client"), sorted; set
+     * by the server.
+     */
+    'principalRoles'?: (string)[];
 }
 /**
  * GetServerInfoResponse describes the serving process.
@@ -98,4 +109,15 @@ export interface GetServerInfoResponse__Output {
      * What the service can enforce: the sandbox (bubblewrap) and run containment (cgroups).
      */
     'sandbox': (_maka_resource_v1_SandboxCapabilities__Output | null);
+    /**
+     * The caller's own principal as this server authenticated it (its id, e.g. "local" for the
+     * local credential, "kernel-link" for the kernel's certificate); set by the server for the
+     * caller only, never another principal's.
+     */
+    'principal': (string);
+    /**
+     * The roles of the caller's principal ("admin", "kernel", "operator", "client"), sorted; set
+     * by the server.
+     */
+    'principalRoles': (string)[];
 }
