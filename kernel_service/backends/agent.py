@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from kernel_service.backends.approvals import (
@@ -30,6 +29,8 @@ from kernel_service.backends.approvals import (
     approval_key,
     program_of,
 )
+from kernel_service.backends.bash_call import BashCall, BashOutcome
+from kernel_service.backends.needs import detected, refused
 from kernel_service.core.backend import (
     BackendSendInput,
     SandboxBoundaryResponse,
@@ -37,6 +38,7 @@ from kernel_service.core.backend import (
     StopReason,
     UserQuestionResponse,
 )
+from kernel_service.core.boundary import Boundary, Expansion, describe, missing
 from kernel_service.core.errors import RunEndUnconfirmedError
 from kernel_service.core.log.events import (
     BackendEvent,
@@ -281,35 +283,6 @@ class ControlledBackend:
         await self.control.dispose()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class BashCall:
-    """One ``bash`` tool call."""
-
-    call_id: str
-    command: str
-    #: Start as a background run (the result reports its ref) instead of waiting for it.
-    background: bool = False
-    #: Background runs: a PTY (attachable) rather than pipes.
-    pty: bool = True
-    timeout_ms: int | None = None
-    #: Why the agent wants to run it (shown in the sandbox-boundary request).
-    reason: str = ""
-    #: The working directory; empty: the session's.
-    cwd: str = ""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class BashOutcome:
-    """How a bash tool call ended (the last event was its ``tool_result``)."""
-
-    result: ToolResult
-    run: RunInfo | None = None
-
-    @property
-    def cut_short(self) -> bool:
-        return self.run is not None and self.run.status == "cancelled"
-
-
 class BashTool:
     """Runs ``bash`` tool calls on the tool host under the session's permission mode."""
 
@@ -327,6 +300,8 @@ class BashTool:
         self.budget_bytes = budget_bytes
         self.last: BashOutcome | None = None
         self._output: ToolOutputRecord | None = None
+        #: The boundary the current call's run carries.
+        self.boundary = Boundary()
 
     async def run(self, input: BackendSendInput, call: BashCall) -> AsyncIterator[BackendEvent]:
         """The call's events: ``tool_call``, maybe an approval request, output, ``tool_result``.
@@ -339,8 +314,17 @@ class BashTool:
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
         header, allowed = input.header, self.approvals.allows(input.session_id, call.command)
-        if header.permission_mode == "ask" and not allowed:
-            async with contextlib.aclosing(self._approval(input, call)) as approval:
+        self.boundary = self.approvals.boundary(input.session_id, header.boundary)
+        need = missing(self.boundary, call.need)
+        if need and header.permission_mode != "ask":
+            why = "declared; permission mode bypass never asks to widen the boundary"
+            self._result(input, call, f"not run: needs {describe(need)} ({why})", error=True)
+            self.last = refused(self.last, need, why)
+            assert self.last is not None
+            yield self.last.result
+            return
+        if need or (header.permission_mode == "ask" and not allowed):
+            async with contextlib.aclosing(self._approval(input, call, need)) as approval:
                 async for event in approval:
                     yield event
         host = self.host
@@ -354,6 +338,7 @@ class BashTool:
             tool_call_id=call.call_id,
             timeout_ms=call.timeout_ms,
             pty=call.pty,
+            boundary=self.boundary,
         )
         try:
             try:
@@ -379,20 +364,23 @@ class BashTool:
             raise Stopped
 
     async def _approval(
-        self, input: BackendSendInput, call: BashCall
+        self, input: BackendSendInput, call: BashCall, need: Expansion
     ) -> AsyncGenerator[BackendEvent, None]:
-        """Ask for the call's sandbox-boundary approval; raise unless it is granted."""
+        """Ask for the call's sandbox-boundary approval (widening the boundary by *need* when
+        it names one); raise unless it is granted. :attr:`boundary` is then what the run gets."""
         request_id = f"{call.call_id}-approval"
-        key = approval_key(call.command)
-        scope = "this exact command line" if key.startswith("\0") else f"every {key!r} command"
         reason = call.reason or "run a shell command"
+        widen = f"; it needs {describe(need)}" if need else ""
         waiter = self.control.expect_answer(request_id)
         yield SandboxBoundaryRequest(
             turn_id=input.turn_id,
             request_id=request_id,
             command=call.command,
             cwd=call.cwd or input.header.cwd,
-            reason=f"{reason} (allow_session allows {scope})",
+            reason=f"{reason}{widen} (allow_session allows this exact command line)",
+            expansion=need,
+            justification=call.justification,
+            base_revision=self.boundary.revision,
         )
         try:
             response = await self.control.answer(request_id, waiter)
@@ -406,6 +394,11 @@ class BashTool:
             raise Denied(call.command)
         if response.decision == "allow_session":
             self.approvals.allow(input.session_id, call.command)
+            if response.boundary is not None:
+                self.approvals.widened(input.session_id, response.boundary)
+                self.boundary = response.boundary
+        # allow_once (or an expansion the store could not add): this run only.
+        self.boundary = self.boundary.with_once(missing(self.boundary, need))
 
     async def _foreground(
         self, host: ToolHost, input: BackendSendInput, call: BashCall, spec: RunSpec
@@ -469,7 +462,11 @@ class BashTool:
             status = f"{run.status}: {run.message}" if run.message else run.status
         separator = "" if not output or output.endswith("\n") else "\n"
         text = f"{output}{separator}[{status}]"
-        return self._result(input, call, text, run=run, error=True)
+        result = self._result(input, call, text, run=run, error=True)
+        if run.status in ("completed", "failed"):
+            need, line = detected(run.output, self.boundary, call.cwd or input.header.cwd)
+            self.last = refused(self.last, need, line) if need else self.last
+        return self.last.result if self.last is not None else result
 
     def _result(
         self,
@@ -491,6 +488,8 @@ class BashTool:
             run_ref=run_ref,
             exit_code=run.exit_code if run is not None else None,
             truncation=truncation.as_tuple() if truncation is not None else (),
+            profile=self.boundary.profile,
+            boundary_revision=self.boundary.revision,
         )
         self.last = BashOutcome(result=result, run=run)
         return result

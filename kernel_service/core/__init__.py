@@ -60,6 +60,7 @@ from kernel_service.core.interactions.owners import (
     RunIdentity,
 )
 from kernel_service.core.kernel import RuntimeKernel
+from kernel_service.core.log.events import SandboxBoundaryRequest, ToolResult
 from kernel_service.core.log.events import StoredMessage as StoredMessage
 from kernel_service.core.log.session_log import SessionWatch
 from kernel_service.core.log.stream import TurnStream
@@ -115,6 +116,7 @@ __all__ = [
     "RuntimeInteractionInvariantError",
     "RuntimeKernel",
     "RuntimeOwnerCleanupError",
+    "SandboxBoundaryRequest",
     "SandboxBoundaryResponse",
     "SessionArchivedError",
     "SessionBusyError",
@@ -131,6 +133,7 @@ __all__ = [
     "StopReason",
     "StoreClosedError",
     "SweepReport",
+    "ToolResult",
     "TurnInbox",
     "TurnNotStartedError",
     "TurnRecord",

@@ -1,0 +1,52 @@
+"""The execution boundary in the kernel's messages: ``Session.boundary``, the boundary fields of
+``ToolResult`` and ``SandboxBoundaryRequest``, ``CreateSessionRequest.profile``. Shapes only."""
+
+from __future__ import annotations
+
+from maka.kernel.v1 import kernel_pb2 as pb
+
+from kernel_service.core import (
+    InvalidRequestError,
+    SandboxBoundaryRequest,
+    SessionHeader,
+    ToolResult,
+)
+from maka_common.boundary import PROFILE, PROFILE_NAME, boundary_to_proto, expansion_to_proto
+
+
+def fill_session_boundary(session: pb.Session, header: SessionHeader) -> None:
+    session.boundary.CopyFrom(
+        boundary_to_proto(
+            header.profile, header.workspace_root, header.expansions, header.boundary_revision
+        )
+    )
+
+
+def fill_result_boundary(result: pb.ToolResult, entry: ToolResult) -> None:
+    if entry.profile:
+        result.profile = PROFILE[entry.profile]  # type: ignore[assignment]
+    result.boundary_revision = entry.boundary_revision
+    if entry.sandbox_failure:
+        failure = result.sandbox_failure
+        failure.reason = entry.sandbox_failure
+        failure.required_expansion.CopyFrom(expansion_to_proto(entry.required_expansion))
+        failure.detail = entry.failure_detail
+
+
+def fill_request_boundary(
+    request: pb.SandboxBoundaryRequest, entry: SandboxBoundaryRequest
+) -> None:
+    if entry.expansion:
+        request.expansion.CopyFrom(expansion_to_proto(entry.expansion))
+    request.justification = entry.justification
+    request.base_revision = entry.base_revision
+
+
+def profile_of(request: pb.CreateSessionRequest) -> str:
+    """The profile a new session asks for (unset: ``workspace-write``)."""
+    if request.profile == 0:
+        return "workspace-write"
+    name = PROFILE_NAME.get(request.profile)
+    if name is None:
+        raise InvalidRequestError("profile", f"unknown value {request.profile}")
+    return name
