@@ -3,15 +3,38 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from maka.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.core import (
-    InvalidRequestError,
-    SandboxBoundaryRequest,
-    SessionHeader,
-    ToolResult,
-)
+from kernel_service.core import InvalidRequestError, SessionHeader
 from maka_common.boundary import PROFILE, PROFILE_NAME, boundary_to_proto, expansion_to_proto
+
+
+class ToolResult(Protocol):
+    """The boundary fields of a ``tool_result`` log entry."""
+
+    @property
+    def profile(self) -> str: ...
+    @property
+    def boundary_revision(self) -> int: ...
+    @property
+    def sandbox_failure(self) -> str: ...
+    @property
+    def required_expansion(self) -> tuple[str, ...]: ...
+    @property
+    def failure_detail(self) -> str: ...
+
+
+class SandboxBoundaryRequest(Protocol):
+    """The boundary fields of a ``sandbox_boundary_request`` entry."""
+
+    @property
+    def expansion(self) -> tuple[str, ...]: ...
+    @property
+    def justification(self) -> str: ...
+    @property
+    def base_revision(self) -> int: ...
 
 
 def fill_session_boundary(session: pb.Session, header: SessionHeader) -> None:

@@ -302,6 +302,8 @@ class BashTool:
         self._output: ToolOutputRecord | None = None
         #: The boundary the current call's run carries.
         self.boundary = Boundary()
+        #: An ``allow_once`` expansion granted ahead of the next call (request_sandbox_boundary).
+        self.once: Expansion = ()
 
     async def run(self, input: BackendSendInput, call: BashCall) -> AsyncIterator[BackendEvent]:
         """The call's events: ``tool_call``, maybe an approval request, output, ``tool_result``.
@@ -315,6 +317,7 @@ class BashTool:
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
         header, allowed = input.header, self.approvals.allows(input.session_id, call.command)
         self.boundary = self.approvals.boundary(input.session_id, header.boundary)
+        self.boundary, self.once = self.boundary.with_once(self.once), ()
         need = missing(self.boundary, call.need)
         if need and header.permission_mode != "ask":
             why = "declared; permission mode bypass never asks to widen the boundary"

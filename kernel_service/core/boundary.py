@@ -8,8 +8,9 @@ as plain strings: ``"network"``, or ``"ACCESS:MATCH:PATH"`` with ACCESS ``read``
 
 What a profile covers without expansions (:func:`covers`): ``danger-full-access`` everything;
 ``workspace-write`` reading and writing inside the workspace root (except its protected
-metadata, ``.git`` and ``.maka``) and the run's private ``/tmp``; ``read-only`` reading inside
-the workspace root and ``/tmp``. A need is *covered* when every one of its tokens is.
+metadata, ``.git`` and ``.maka``); ``read-only`` reading inside the workspace root. (A run's
+``/tmp`` is private to it: a path under the host's ``/tmp`` is not covered.) A need is
+*covered* when every one of its tokens is.
 """
 
 from __future__ import annotations
@@ -112,8 +113,6 @@ def _protected(path: str, root: str) -> bool:
 
 def _by_profile(boundary: Boundary, grant: Grant) -> bool:
     if boundary.profile == "danger-full-access":
-        return True
-    if _under(grant.path, "/tmp"):
         return True
     root = boundary.workspace_root
     if not _under(grant.path, root):
