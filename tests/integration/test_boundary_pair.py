@@ -162,9 +162,7 @@ async def test_allow_session_widens_the_session_durably_across_a_kernel_restart(
 
 async def test_deny_widens_nothing(kernel: KernelClient, workspace: Path, outside: Path) -> None:
     session = await kernel.create_session(str(workspace))
-    events, [request] = await turn(
-        kernel, session.id, f"/write {outside} touch {outside}/no", DENY
-    )
+    events, [request] = await turn(kernel, session.id, f"/write {outside} touch {outside}/no", DENY)
     assert request.expansion == write_grant(outside)
     [result] = results(events)
     assert result.is_error and not result.run_ref and "denied" in result.output
@@ -181,9 +179,7 @@ async def test_a_sandbox_refusal_asks_for_what_it_needs_and_the_retry_runs(
     naming the expansion, the shell backend asks for it, and allowed once the retry writes."""
     session = await kernel.create_session(str(workspace), profile="read-only")
     assert session.boundary.profile == sb.PERMISSION_PROFILE_READ_ONLY
-    events, [command, widen] = await turn(
-        kernel, session.id, "touch made", ALLOW_ONCE, ALLOW_ONCE
-    )
+    events, [command, widen] = await turn(kernel, session.id, "touch made", ALLOW_ONCE, ALLOW_ONCE)
     refused, retried = results(events)
     assert refused.is_error and refused.exit_code != 0
     assert refused.sandbox_failure.reason == "sandbox_boundary_required"
