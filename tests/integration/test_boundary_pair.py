@@ -49,7 +49,7 @@ def outside(tmp_path: Path) -> Path:
 
 
 async def turn(
-    kernel: KernelClient, session_id: str, text: str, *answers: int
+    kernel: KernelClient, session_id: str, text: str, *answers: kpb.SandboxDecision.ValueType
 ) -> tuple[list[kpb.SessionEvent], list[kpb.SandboxBoundaryRequest]]:
     """A turn's events, answering its sandbox-boundary requests with *answers* in order."""
     events, requests, left = [], [], list(answers)
