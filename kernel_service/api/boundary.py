@@ -38,11 +38,13 @@ class SandboxBoundaryRequest(Protocol):
 
 
 def fill_session_boundary(session: pb.Session, header: SessionHeader) -> None:
-    session.boundary.CopyFrom(
-        boundary_to_proto(
-            header.profile, header.workspace_root, header.expansions, header.boundary_revision
-        )
+    boundary = boundary_to_proto(
+        header.profile, header.workspace_root, header.expansions, header.boundary_revision
     )
+    # The session's own copy names no root: it is the session's workspace_root (and the page
+    # bounds of ListSessions count each header's fields once).
+    del boundary.writable_roots[:]
+    session.boundary.CopyFrom(boundary)
 
 
 def fill_result_boundary(result: pb.ToolResult, entry: ToolResult) -> None:

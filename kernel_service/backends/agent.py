@@ -7,12 +7,13 @@ turn has on the tool host and confirms they ended, so no process of the tool out
 that succeeded; a run the host does not confirm ended within the confirm timeout fails the stop
 (:class:`~kernel_service.core.errors.RunEndUnconfirmedError`, naming its ref).
 
-:class:`BashTool` runs one command as a tool call: in permission mode ``ask`` it first raises a
-sandbox-boundary request (unless the session already allowed the command's program), then runs
-the command on the tool host — in the foreground over pipes, streaming its output as
-``tool_output``, or as a background run (a PTY a client can attach to) whose ref the result
-reports. A denial ends the turn (:class:`Denied`); a run cut short by a stop is recorded as an
-error result that says so.
+:class:`BashTool` runs one command as a tool call, inside the session's execution boundary: in
+permission mode ``ask`` it first raises a sandbox-boundary request unless the session already
+allowed that exact command line and the boundary covers what the call declared it needs (see
+:mod:`kernel_service.backends.gate`), then runs the command on the tool host — in the
+foreground over pipes, streaming its output as ``tool_output``, or as a background run (a PTY a
+client can attach to) whose ref the result reports. A denial ends the turn (:class:`Denied`); a
+run cut short by a stop is recorded as an error result that says so.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from kernel_service.backends.approvals import (
@@ -29,7 +30,8 @@ from kernel_service.backends.approvals import (
     approval_key,
     program_of,
 )
-from kernel_service.backends.bash_call import BashCall, BashOutcome
+from kernel_service.backends.bash_call import BashCall, BashOutcome, Denied, Stopped
+from kernel_service.backends.gate import BoundaryGate
 from kernel_service.backends.needs import detected, refused
 from kernel_service.core.backend import (
     BackendSendInput,
@@ -38,11 +40,10 @@ from kernel_service.core.backend import (
     StopReason,
     UserQuestionResponse,
 )
-from kernel_service.core.boundary import Boundary, Expansion, describe, missing
+from kernel_service.core.boundary import Boundary, Expansion
 from kernel_service.core.errors import RunEndUnconfirmedError
 from kernel_service.core.log.events import (
     BackendEvent,
-    SandboxBoundaryRequest,
     ToolCall,
     ToolOutput,
     ToolResult,
@@ -89,18 +90,6 @@ LAUNCH_WAIT = 10.0
 #: runs ended (``--stop-confirm-timeout``); past it the stop fails with
 #: :class:`~kernel_service.core.errors.RunEndUnconfirmedError`.
 STOP_CONFIRM_TIMEOUT = 10.0
-
-
-class Stopped(Exception):
-    """The turn was stopped: immediately, or ``after_step`` at a step boundary."""
-
-
-class Denied(Exception):
-    """A sandbox-boundary request was denied: the turn ends and nothing more runs."""
-
-    def __init__(self, command: str) -> None:
-        super().__init__(f"running {command!r} was denied")
-        self.command = command
 
 
 class ToolHostMissingError(RuntimeError):
@@ -283,7 +272,7 @@ class ControlledBackend:
         await self.control.dispose()
 
 
-class BashTool:
+class BashTool(BoundaryGate):
     """Runs ``bash`` tool calls on the tool host under the session's permission mode."""
 
     def __init__(
@@ -315,21 +304,11 @@ class BashTool:
         self._output = None
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
-        header, allowed = input.header, self.approvals.allows(input.session_id, call.command)
-        self.boundary = self.approvals.boundary(input.session_id, header.boundary)
-        self.boundary, self.once = self.boundary.with_once(self.once), ()
-        need = missing(self.boundary, call.need)
-        if need and header.permission_mode != "ask":
-            why = "declared; permission mode bypass never asks to widen the boundary"
-            self._result(input, call, f"not run: needs {describe(need)} ({why})", error=True)
-            self.last = refused(self.last, need, why)
-            assert self.last is not None
-            yield self.last.result
-            return
-        if need or (header.permission_mode == "ask" and not allowed):
-            async with contextlib.aclosing(self._approval(input, call, need)) as approval:
-                async for event in approval:
-                    yield event
+        async with contextlib.aclosing(self._gate(input, call)) as gate:
+            async for event in gate:
+                yield event
+        if self.last is not None:
+            return  # refused before it ran
         host = self.host
         if host is None:
             raise ToolHostMissingError("no resource service is configured for this kernel")
@@ -345,7 +324,7 @@ class BashTool:
         )
         try:
             try:
-                await self.control.interruptible(host.ensure_session(header))
+                await self.control.interruptible(host.ensure_session(input.header))
             except Stopped:
                 yield self._result(input, call, "not run: the turn was stopped", error=True)
                 raise
@@ -365,43 +344,6 @@ class BashTool:
             raise
         if self.last is not None and self.last.cut_short and self.control.interrupted:
             raise Stopped
-
-    async def _approval(
-        self, input: BackendSendInput, call: BashCall, need: Expansion
-    ) -> AsyncGenerator[BackendEvent, None]:
-        """Ask for the call's sandbox-boundary approval (widening the boundary by *need* when
-        it names one); raise unless it is granted. :attr:`boundary` is then what the run gets."""
-        request_id = f"{call.call_id}-approval"
-        reason = call.reason or "run a shell command"
-        widen = f"; it needs {describe(need)}" if need else ""
-        waiter = self.control.expect_answer(request_id)
-        yield SandboxBoundaryRequest(
-            turn_id=input.turn_id,
-            request_id=request_id,
-            command=call.command,
-            cwd=call.cwd or input.header.cwd,
-            reason=f"{reason}{widen} (allow_session allows this exact command line)",
-            expansion=need,
-            justification=call.justification,
-            base_revision=self.boundary.revision,
-        )
-        try:
-            response = await self.control.answer(request_id, waiter)
-        except Stopped:
-            yield self._result(input, call, "not run: the turn was stopped", error=True)
-            raise
-        assert isinstance(response, SandboxBoundaryResponse)
-        if response.decision == "deny":
-            why = f" ({response.reason})" if response.reason else ""
-            yield self._result(input, call, f"not run: denied{why}", error=True)
-            raise Denied(call.command)
-        if response.decision == "allow_session":
-            self.approvals.allow(input.session_id, call.command)
-            if response.boundary is not None:
-                self.approvals.widened(input.session_id, response.boundary)
-                self.boundary = response.boundary
-        # allow_once (or an expansion the store could not add): this run only.
-        self.boundary = self.boundary.with_once(missing(self.boundary, need))
 
     async def _foreground(
         self, host: ToolHost, input: BackendSendInput, call: BashCall, spec: RunSpec

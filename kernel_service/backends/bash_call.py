@@ -9,6 +9,18 @@ from kernel_service.core.log.events import ToolResult
 from kernel_service.core.tools import RunInfo
 
 
+class Stopped(Exception):
+    """The turn was stopped: immediately, or ``after_step`` at a step boundary."""
+
+
+class Denied(Exception):
+    """A sandbox-boundary request was denied: the turn ends and nothing more runs."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__(f"running {command!r} was denied")
+        self.command = command
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class BashCall:
     """One ``bash`` tool call."""

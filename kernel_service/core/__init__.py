@@ -60,7 +60,6 @@ from kernel_service.core.interactions.owners import (
     RunIdentity,
 )
 from kernel_service.core.kernel import RuntimeKernel
-from kernel_service.core.log.events import SandboxBoundaryRequest, ToolResult
 from kernel_service.core.log.events import StoredMessage as StoredMessage
 from kernel_service.core.log.session_log import SessionWatch
 from kernel_service.core.log.stream import TurnStream
@@ -116,7 +115,6 @@ __all__ = [
     "RuntimeInteractionInvariantError",
     "RuntimeKernel",
     "RuntimeOwnerCleanupError",
-    "SandboxBoundaryRequest",
     "SandboxBoundaryResponse",
     "SessionArchivedError",
     "SessionBusyError",
@@ -133,7 +131,6 @@ __all__ = [
     "StopReason",
     "StoreClosedError",
     "SweepReport",
-    "ToolResult",
     "TurnInbox",
     "TurnNotStartedError",
     "TurnRecord",

@@ -89,10 +89,7 @@ async def test_allow_once_widens_the_boundary_for_that_run_only(
 ) -> None:
     session = await kernel.create_session(str(workspace))
     assert session.boundary.profile == sb.PERMISSION_PROFILE_WORKSPACE_WRITE
-    assert (session.boundary.revision, list(session.boundary.writable_roots)) == (
-        1,
-        [str(workspace)],
-    )
+    assert (session.boundary.revision, list(session.boundary.expansions)) == (1, [])
     events, [request] = await turn(
         kernel, session.id, f"/write {outside} touch {outside}/once", ALLOW_ONCE
     )

@@ -581,11 +581,12 @@ class Session(_message.Message):
 
     @_builtins.property
     def boundary(self) -> _sandbox_pb2.ExecutionBoundary:
-        """The session's execution boundary, as the kernel keeps it and sends it with every run:
-        the permission profile chosen at CreateSession, the writable root (the workspace root;
-        none under READ_ONLY), the expansions approved for the session so far (allow_session of a
+        """The session's execution boundary, as the kernel keeps it: the permission profile chosen
+        at CreateSession, the expansions approved for the session so far (allow_session of a
         sandbox-boundary request), oldest first, and its revision (1 at creation, one more with
-        every change; durable across kernel restarts). Set by the kernel, never by a client.
+        every change; durable across kernel restarts). writable_roots is empty here: every run
+        carries workspace_root as its writable root (read-only under READ_ONLY). Set by the
+        kernel, never by a client.
         """
 
     def __init__(

@@ -929,11 +929,12 @@ type Session struct {
 	// the local credential, and for one created before owners were recorded). Set by the
 	// kernel, never by a client; only the owner and admin see the session at all.
 	Owner string `protobuf:"bytes,21,opt,name=owner,proto3" json:"owner,omitempty"`
-	// The session's execution boundary, as the kernel keeps it and sends it with every run:
-	// the permission profile chosen at CreateSession, the writable root (the workspace root;
-	// none under READ_ONLY), the expansions approved for the session so far (allow_session of a
+	// The session's execution boundary, as the kernel keeps it: the permission profile chosen
+	// at CreateSession, the expansions approved for the session so far (allow_session of a
 	// sandbox-boundary request), oldest first, and its revision (1 at creation, one more with
-	// every change; durable across kernel restarts). Set by the kernel, never by a client.
+	// every change; durable across kernel restarts). writable_roots is empty here: every run
+	// carries workspace_root as its writable root (read-only under READ_ONLY). Set by the
+	// kernel, never by a client.
 	Boundary      *v1.ExecutionBoundary `protobuf:"bytes,22,opt,name=boundary,proto3" json:"boundary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
