@@ -77,6 +77,9 @@ def _sandbox_boundary_request(event: pb.SessionEvent) -> tuple[str, str]:
     request = event.sandbox_boundary_request
     where = f" (in {request.cwd})" if request.cwd else ""
     why = f": {request.reason}" if request.reason else ""
+    if not request.command and request.HasField("expansion"):
+        widen = expansion_text(request.expansion)
+        return f"approval needed to widen the sandbox by {widen}{where}{why}", "magenta"
     return f"approval needed to run {request.command!r}{where}{why}", "magenta"
 
 
