@@ -28,6 +28,7 @@ from typing import Literal, cast
 
 import grpc
 from maka.resource.v1 import resource_pb2 as pb
+from maka.resource.v1 import sandbox_pb2 as sb
 from maka_client import errors
 from maka_client.aio import ClientOptions, ResourceClient
 from maka_client.credentials import TlsFiles
@@ -48,6 +49,7 @@ from kernel_service.core.tools import (
     ToolHostError,
     ToolHostUnavailableError,
 )
+from maka_common.boundary import boundary_to_proto
 
 log = logging.getLogger("maka.kernel.resources")
 
@@ -67,6 +69,14 @@ def _status(value: pb.RunStatus.ValueType) -> RunStatusName:
     name = pb.RunStatus.Name(value).removeprefix("RUN_STATUS_").lower()
     known = ("starting", "running", "completed", "failed", "timed_out", "cancelled", "orphaned")
     return cast(RunStatusName, name if name in known else "unknown")
+
+
+def _boundary(spec: RunSpec) -> sb.ExecutionBoundary | None:
+    """The run's boundary as the resource service reads it (``None``: its default)."""
+    b = spec.boundary
+    if b is None:
+        return None
+    return boundary_to_proto(b.profile, b.workspace_root, b.expansions, b.revision)
 
 
 def run_info(run: pb.Run) -> RunInfo:
@@ -237,6 +247,7 @@ class ResourceLink:
             source_turn_id=spec.turn_id,
             source_tool_call_id=spec.tool_call_id,
             announce_start=True,
+            boundary=_boundary(spec),
             timeout=timeout_ms / 1000 + STREAM_MARGIN,
         )
         try:
@@ -281,6 +292,7 @@ class ResourceLink:
                 timeout_ms=spec.timeout_ms,
                 source_turn_id=spec.turn_id,
                 source_tool_call_id=spec.tool_call_id,
+                boundary=_boundary(spec),
             )
         except errors.MakaError as error:
             raise self._failure(error, f"starting {spec.command!r}") from error

@@ -8,6 +8,12 @@ from typing import Final
 from google.protobuf import timestamp_pb2
 from maka.kernel.v1 import kernel_pb2 as pb
 
+from kernel_service.api.boundary import (
+    fill_request_boundary,
+    fill_result_boundary,
+    fill_session_boundary,
+    profile_of,
+)
 from kernel_service.core import (
     DrainReport,
     HostShutdownReport,
@@ -51,6 +57,7 @@ NOTE_KIND: Final[Mapping[str, int]] = {
     "denied": pb.SYSTEM_NOTE_KIND_DENIED,
     "run_unconfirmed": pb.SYSTEM_NOTE_KIND_RUN_UNCONFIRMED,
     "run_confirmed": pb.SYSTEM_NOTE_KIND_RUN_CONFIRMED,
+    "boundary_widened": pb.SYSTEM_NOTE_KIND_BOUNDARY_WIDENED,
 }
 INTERACTION_KIND: Final[Mapping[str, int]] = {
     "sandbox_boundary": pb.INTERACTION_KIND_SANDBOX_BOUNDARY,
@@ -102,6 +109,12 @@ def timestamp(ms: int) -> timestamp_pb2.Timestamp | None:
 
 
 def session_to_proto(header: SessionHeader) -> pb.Session:
+    session = _session(header)
+    fill_session_boundary(session, header)
+    return session
+
+
+def _session(header: SessionHeader) -> pb.Session:
     return pb.Session(
         id=header.id,
         workspace_root=header.workspace_root,
@@ -223,11 +236,13 @@ def _fill_tools(event: pb.SessionEvent, entry: StoredMessage) -> bool:
             if entry.exit_code is not None:
                 event.tool_result.exit_code = entry.exit_code
             _fill_truncation(event.tool_result, entry.truncation, entry.run_ref)
+            fill_result_boundary(event.tool_result, entry)
         case "sandbox_boundary_request":
             event.sandbox_boundary_request.request_id = entry.request_id
             event.sandbox_boundary_request.command = entry.command
             event.sandbox_boundary_request.cwd = entry.cwd
             event.sandbox_boundary_request.reason = entry.reason
+            fill_request_boundary(event.sandbox_boundary_request, entry)
         case "user_question_request":
             event.user_question_request.request_id = entry.request_id
             event.user_question_request.question = entry.question
@@ -265,6 +280,7 @@ def interaction_to_proto(record: InteractionRecord) -> pb.Interaction:
         proto.sandbox_boundary_request.command = request.command
         proto.sandbox_boundary_request.cwd = request.cwd
         proto.sandbox_boundary_request.reason = request.reason
+        fill_request_boundary(proto.sandbox_boundary_request, request)
     else:
         proto.user_question_request.request_id = request.request_id
         proto.user_question_request.question = request.question
@@ -305,6 +321,7 @@ def new_session(request: pb.CreateSessionRequest, *, default_backend: str) -> Ne
         llm_connection_slug=request.llm_connection_slug,
         connection_locked=request.connection_locked,
         backend_options=dict(request.backend_options),
+        profile=profile_of(request),
     )
 
 

@@ -7,12 +7,13 @@ turn has on the tool host and confirms they ended, so no process of the tool out
 that succeeded; a run the host does not confirm ended within the confirm timeout fails the stop
 (:class:`~kernel_service.core.errors.RunEndUnconfirmedError`, naming its ref).
 
-:class:`BashTool` runs one command as a tool call: in permission mode ``ask`` it first raises a
-sandbox-boundary request (unless the session already allowed the command's program), then runs
-the command on the tool host — in the foreground over pipes, streaming its output as
-``tool_output``, or as a background run (a PTY a client can attach to) whose ref the result
-reports. A denial ends the turn (:class:`Denied`); a run cut short by a stop is recorded as an
-error result that says so.
+:class:`BashTool` runs one command as a tool call, inside the session's execution boundary: in
+permission mode ``ask`` it first raises a sandbox-boundary request unless the session already
+allowed that exact command line and the boundary covers what the call declared it needs (see
+:mod:`kernel_service.backends.gate`), then runs the command on the tool host — in the
+foreground over pipes, streaming its output as ``tool_output``, or as a background run (a PTY a
+client can attach to) whose ref the result reports. A denial ends the turn (:class:`Denied`); a
+run cut short by a stop is recorded as an error result that says so.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Awaitable
 from typing import Any, TypeVar
 
 from kernel_service.backends.approvals import (
@@ -30,6 +30,9 @@ from kernel_service.backends.approvals import (
     approval_key,
     program_of,
 )
+from kernel_service.backends.bash_call import BashCall, BashOutcome, Denied, Stopped
+from kernel_service.backends.gate import BoundaryGate
+from kernel_service.backends.needs import detected, refused
 from kernel_service.core.backend import (
     BackendSendInput,
     SandboxBoundaryResponse,
@@ -37,10 +40,10 @@ from kernel_service.core.backend import (
     StopReason,
     UserQuestionResponse,
 )
+from kernel_service.core.boundary import Boundary, Expansion
 from kernel_service.core.errors import RunEndUnconfirmedError
 from kernel_service.core.log.events import (
     BackendEvent,
-    SandboxBoundaryRequest,
     ToolCall,
     ToolOutput,
     ToolResult,
@@ -87,18 +90,6 @@ LAUNCH_WAIT = 10.0
 #: runs ended (``--stop-confirm-timeout``); past it the stop fails with
 #: :class:`~kernel_service.core.errors.RunEndUnconfirmedError`.
 STOP_CONFIRM_TIMEOUT = 10.0
-
-
-class Stopped(Exception):
-    """The turn was stopped: immediately, or ``after_step`` at a step boundary."""
-
-
-class Denied(Exception):
-    """A sandbox-boundary request was denied: the turn ends and nothing more runs."""
-
-    def __init__(self, command: str) -> None:
-        super().__init__(f"running {command!r} was denied")
-        self.command = command
 
 
 class ToolHostMissingError(RuntimeError):
@@ -281,36 +272,7 @@ class ControlledBackend:
         await self.control.dispose()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class BashCall:
-    """One ``bash`` tool call."""
-
-    call_id: str
-    command: str
-    #: Start as a background run (the result reports its ref) instead of waiting for it.
-    background: bool = False
-    #: Background runs: a PTY (attachable) rather than pipes.
-    pty: bool = True
-    timeout_ms: int | None = None
-    #: Why the agent wants to run it (shown in the sandbox-boundary request).
-    reason: str = ""
-    #: The working directory; empty: the session's.
-    cwd: str = ""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class BashOutcome:
-    """How a bash tool call ended (the last event was its ``tool_result``)."""
-
-    result: ToolResult
-    run: RunInfo | None = None
-
-    @property
-    def cut_short(self) -> bool:
-        return self.run is not None and self.run.status == "cancelled"
-
-
-class BashTool:
+class BashTool(BoundaryGate):
     """Runs ``bash`` tool calls on the tool host under the session's permission mode."""
 
     def __init__(
@@ -327,6 +289,10 @@ class BashTool:
         self.budget_bytes = budget_bytes
         self.last: BashOutcome | None = None
         self._output: ToolOutputRecord | None = None
+        #: The boundary the current call's run carries.
+        self.boundary = Boundary()
+        #: An ``allow_once`` expansion granted ahead of the next call (request_sandbox_boundary).
+        self.once: Expansion = ()
 
     async def run(self, input: BackendSendInput, call: BashCall) -> AsyncIterator[BackendEvent]:
         """The call's events: ``tool_call``, maybe an approval request, output, ``tool_result``.
@@ -338,11 +304,11 @@ class BashTool:
         self._output = None
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
-        header, allowed = input.header, self.approvals.allows(input.session_id, call.command)
-        if header.permission_mode == "ask" and not allowed:
-            async with contextlib.aclosing(self._approval(input, call)) as approval:
-                async for event in approval:
-                    yield event
+        async with contextlib.aclosing(self._gate(input, call)) as gate:
+            async for event in gate:
+                yield event
+        if self.last is not None:
+            return  # refused before it ran
         host = self.host
         if host is None:
             raise ToolHostMissingError("no resource service is configured for this kernel")
@@ -354,10 +320,11 @@ class BashTool:
             tool_call_id=call.call_id,
             timeout_ms=call.timeout_ms,
             pty=call.pty,
+            boundary=self.boundary,
         )
         try:
             try:
-                await self.control.interruptible(host.ensure_session(header))
+                await self.control.interruptible(host.ensure_session(input.header))
             except Stopped:
                 yield self._result(input, call, "not run: the turn was stopped", error=True)
                 raise
@@ -377,35 +344,6 @@ class BashTool:
             raise
         if self.last is not None and self.last.cut_short and self.control.interrupted:
             raise Stopped
-
-    async def _approval(
-        self, input: BackendSendInput, call: BashCall
-    ) -> AsyncGenerator[BackendEvent, None]:
-        """Ask for the call's sandbox-boundary approval; raise unless it is granted."""
-        request_id = f"{call.call_id}-approval"
-        key = approval_key(call.command)
-        scope = "this exact command line" if key.startswith("\0") else f"every {key!r} command"
-        reason = call.reason or "run a shell command"
-        waiter = self.control.expect_answer(request_id)
-        yield SandboxBoundaryRequest(
-            turn_id=input.turn_id,
-            request_id=request_id,
-            command=call.command,
-            cwd=call.cwd or input.header.cwd,
-            reason=f"{reason} (allow_session allows {scope})",
-        )
-        try:
-            response = await self.control.answer(request_id, waiter)
-        except Stopped:
-            yield self._result(input, call, "not run: the turn was stopped", error=True)
-            raise
-        assert isinstance(response, SandboxBoundaryResponse)
-        if response.decision == "deny":
-            why = f" ({response.reason})" if response.reason else ""
-            yield self._result(input, call, f"not run: denied{why}", error=True)
-            raise Denied(call.command)
-        if response.decision == "allow_session":
-            self.approvals.allow(input.session_id, call.command)
 
     async def _foreground(
         self, host: ToolHost, input: BackendSendInput, call: BashCall, spec: RunSpec
@@ -469,7 +407,11 @@ class BashTool:
             status = f"{run.status}: {run.message}" if run.message else run.status
         separator = "" if not output or output.endswith("\n") else "\n"
         text = f"{output}{separator}[{status}]"
-        return self._result(input, call, text, run=run, error=True)
+        result = self._result(input, call, text, run=run, error=True)
+        if run.status in ("completed", "failed"):
+            need, line = detected(run.output, self.boundary, call.cwd or input.header.cwd)
+            self.last = refused(self.last, need, line) if need else self.last
+        return self.last.result if self.last is not None else result
 
     def _result(
         self,
@@ -491,6 +433,8 @@ class BashTool:
             run_ref=run_ref,
             exit_code=run.exit_code if run is not None else None,
             truncation=truncation.as_tuple() if truncation is not None else (),
+            profile=self.boundary.profile,
+            boundary_revision=self.boundary.revision,
         )
         self.last = BashOutcome(result=result, run=run)
         return result

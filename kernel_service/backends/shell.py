@@ -11,7 +11,13 @@ directory:
 
 Permission mode ``ask`` raises a sandbox-boundary request before anything runs (command, cwd,
 reason); ``deny`` ends the turn with a ``denied`` note and runs nothing; ``allow_session``
-allows the command's program for the rest of the session; ``bypass`` runs at once.
+allows that exact command line for the rest of the session; ``bypass`` runs at once.
+
+Every run carries the session's execution boundary. ``/net CMD`` and ``/write PATH CMD``
+declare what CMD needs beyond it (see :mod:`kernel_service.backends.needs`): the request names
+the expansion, ``allow_once`` grants it to this run, ``allow_session`` adds it to the session's
+boundary. A command the sandbox refused (a read-only path, no network) is asked about once
+more, naming what it needs, and run again if allowed.
 
 Messages sent into a running turn are further commands: they run, in order, after the current
 one (each is a step). An ``after_step`` stop lets the running command finish; an ``immediate``
@@ -23,6 +29,7 @@ resource service's, two minutes).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Callable
 
 from kernel_service.backends.agent import (
@@ -36,9 +43,11 @@ from kernel_service.backends.agent import (
     TurnControl,
     program_of,
 )
+from kernel_service.backends.needs import declared
 from kernel_service.core.backend import (
     BackendSendInput,
 )
+from kernel_service.core.boundary import BOUNDARY_REQUIRED, BoundaryError
 from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES
@@ -141,6 +150,12 @@ class ShellBackend(ControlledBackend):
         say: Callable[[str], TextDelta] = lambda text: TextDelta(  # noqa: E731
             turn_id=input.turn_id, message_id=f"{input.turn_id}-msg-{step}", text=text
         )
+        try:
+            wanted = declared(command, input.header.cwd)
+        except BoundaryError as error:
+            yield say(f"nothing run: {error}")
+            return
+        command = wanted.command
         if not command:
             yield say("nothing to run: the command is empty")
             return
@@ -151,9 +166,15 @@ class ShellBackend(ControlledBackend):
             pty=True,
             timeout_ms=None if background else timeout_ms,
             reason="the shell backend runs the turn's command",
+            need=wanted.need,
+            justification="declared with the command" if wanted.need else "",
         )
         async for event in self.bash.run(input, call):
             yield event
+        retry = self._retry(input, call)
+        if retry is not None:
+            async for event in self.bash.run(input, retry):
+                yield event
         outcome = self.bash.last
         if outcome is None or outcome.run is None:
             return
@@ -164,6 +185,23 @@ class ShellBackend(ControlledBackend):
             yield say(f"`{command}` exited with {run.exit_code}")
         else:
             yield say(f"`{command}` {run.status}" + (f": {run.message}" if run.message else ""))
+
+    def _retry(self, input: BackendSendInput, call: BashCall) -> BashCall | None:
+        """The call again with the need its run's sandbox refusal showed (asked for first), or
+        ``None``: the run did not fail on the boundary, it had declared its needs (asked
+        already), or the session never asks."""
+        outcome = self.bash.last
+        if outcome is None or call.need or input.header.permission_mode != "ask":
+            return None
+        result = outcome.result
+        if result.sandbox_failure != BOUNDARY_REQUIRED:
+            return None
+        return dataclasses.replace(
+            call,
+            call_id=f"{call.call_id}-retry",
+            need=result.required_expansion,
+            justification=f"the sandbox refused it: {result.failure_detail}",
+        )
 
 
 def shell_factory(

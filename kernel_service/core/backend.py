@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from kernel_service.core.boundary import Boundary
 from kernel_service.core.errors import BackendUnavailableError
 from kernel_service.core.log.events import BackendEvent, SandboxDecision
 from kernel_service.core.session import SessionHeader
@@ -29,6 +30,9 @@ class SandboxBoundaryResponse:
     request_id: str
     decision: SandboxDecision
     reason: str = ""
+    #: The session's boundary after the answer (``allow_session`` of an expansion: widened,
+    #: at its new revision); ``None`` when the kernel did not read it.
+    boundary: Boundary | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypedDict
 
+from kernel_service.core.boundary import DEFAULT_PROFILE, INITIAL_REVISION, Boundary, Profile
 from kernel_service.core.log.events import TurnStatus
 
 SessionStatus = Literal["active", "running", "waiting_for_user", "blocked", "aborted"]
@@ -49,6 +50,23 @@ class SessionHeader:
     #: The principal that created the session (empty: created before owners were recorded, or
     #: by the kernel itself; such a session belongs to the local principal). Never changes.
     owner: str = ""
+    #: The execution boundary's permission profile (chosen at creation, never changed).
+    profile: Profile = DEFAULT_PROFILE
+    #: The expansions approved for the session (``allow_session``), oldest first; see
+    #: :mod:`kernel_service.core.boundary`.
+    expansions: tuple[tuple[str, ...], ...] = ()
+    #: The boundary's revision: 1 at creation, one more with every change.
+    boundary_revision: int = INITIAL_REVISION
+
+    @property
+    def boundary(self) -> Boundary:
+        """The session's execution boundary."""
+        return Boundary(
+            profile=self.profile,
+            workspace_root=self.workspace_root,
+            expansions=self.expansions,
+            revision=self.boundary_revision,
+        )
 
 
 class HeaderPatch(TypedDict, total=False):
@@ -69,6 +87,8 @@ class HeaderPatch(TypedDict, total=False):
     model: str
     permission_mode: PermissionMode
     backend_options: Mapping[str, str]
+    expansions: tuple[tuple[str, ...], ...]
+    boundary_revision: int
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

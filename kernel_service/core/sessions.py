@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kernel_service.core.backend import BackendRegistry, StopMode
+from kernel_service.core.boundary import DEFAULT_PROFILE, PROFILES, Profile
 from kernel_service.core.deps import KernelDeps
 from kernel_service.core.errors import InvalidRequestError, describe
 from kernel_service.core.log.events import StoredMessage, SystemNote
@@ -176,6 +177,8 @@ class NewSession:
     connection_locked: bool = False
     backend_options: Mapping[str, str] = field(default_factory=dict)
     session_id: str = ""
+    #: The execution boundary's profile (see :mod:`kernel_service.core.boundary`).
+    profile: str = DEFAULT_PROFILE
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -288,7 +291,14 @@ def build_header(
         permission_mode=_check_mode(spec.permission_mode),
         backend_options=check_backend_options(spec.backend_options),
         owner=owner,
+        profile=_check_profile(spec.profile),
     )
+
+
+def _check_profile(profile: str) -> Profile:
+    if profile not in PROFILES:
+        raise InvalidRequestError("profile", f"must be one of {', '.join(PROFILES)}")
+    return profile  # type: ignore[return-value]
 
 
 def patch_for(

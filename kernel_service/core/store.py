@@ -91,6 +91,14 @@ class SessionStore(Protocol):
 
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader: ...
 
+    async def widen_boundary(
+        self, session_id: str, granted: tuple[str, ...]
+    ) -> tuple[SessionHeader, bool]:
+        """Add *granted* to the session's execution boundary in one transaction
+        (:func:`~kernel_service.core.boundary.widened`: the next revision, or nothing when the
+        boundary already covers it); the header after, and whether it changed."""
+        ...
+
     async def archive(self, session_id: str) -> None: ...
 
     async def unarchive(self, session_id: str) -> None: ...

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeAlias
 
+from kernel_service.core.boundary import Boundary
 from kernel_service.core.session import SessionHeader
 
 log = logging.getLogger("kernel_service.core")
@@ -61,6 +62,8 @@ class RunSpec:
     pty: bool = False
     #: Background PTY runs: (cols, rows).
     size: tuple[int, int] | None = None
+    #: The execution boundary the run carries (``None``: the host's default).
+    boundary: Boundary | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from kernel_service.core.boundary import widened
 from kernel_service.core.log.events import StoredMessage, TurnState, UserMessage
 from kernel_service.core.session import HeaderPatch, SessionHeader, TurnRecord
 
@@ -61,7 +62,16 @@ def header_from_json(text: str) -> SessionHeader:
     values = {key: value for key, value in data.items() if key in names}
     values["labels"] = tuple(values.get("labels", ()))
     values["backend_options"] = dict(values.get("backend_options", {}))
+    values["expansions"] = tuple(tuple(grant) for grant in values.get("expansions", ()))
     return SessionHeader(**values)
+
+
+def boundary_patch(header: SessionHeader, granted: tuple[str, ...]) -> HeaderPatch | None:
+    """The header change that adds *granted* to *header*'s boundary (``None``: covered)."""
+    after = widened(header.boundary, granted)
+    if after == header.boundary:
+        return None
+    return {"expansions": after.expansions, "boundary_revision": after.revision}
 
 
 def turn_to_json(turn: TurnRecord) -> str:

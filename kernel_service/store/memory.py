@@ -30,7 +30,7 @@ from kernel_service.core.session import (
 )
 from kernel_service.core.sizes import fitting
 from kernel_service.core.store import InteractionRecord, Resolution
-from kernel_service.store._shared import HeaderShortcuts, apply_to_turn
+from kernel_service.store._shared import HeaderShortcuts, apply_to_turn, boundary_patch
 
 
 @dataclass
@@ -84,6 +84,16 @@ class MemorySessionStore(HeaderShortcuts):
         session = self._session(session_id)
         session.header = dataclasses.replace(session.header, **patch)
         return session.header
+
+    async def widen_boundary(
+        self, session_id: str, granted: tuple[str, ...]
+    ) -> tuple[SessionHeader, bool]:
+        session = self._session(session_id)
+        patch = boundary_patch(session.header, granted)
+        if patch is None:
+            return session.header, False
+        session.header = dataclasses.replace(session.header, **patch)
+        return session.header, True
 
     async def remove(self, session_id: str) -> None:
         self._session(session_id)

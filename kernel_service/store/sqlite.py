@@ -50,6 +50,7 @@ from kernel_service.core.store import (
 from kernel_service.store._shared import (
     HeaderShortcuts,
     apply_to_turn,
+    boundary_patch,
     header_from_json,
     header_to_json,
     turn_from_json,
@@ -205,6 +206,18 @@ class SqliteSessionStore(HeaderShortcuts):
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
         def update(conn: sqlite3.Connection) -> SessionHeader:
             return _update_header(conn, session_id, patch)
+
+        return await self._write(update)
+
+    async def widen_boundary(
+        self, session_id: str, granted: tuple[str, ...]
+    ) -> tuple[SessionHeader, bool]:
+        def update(conn: sqlite3.Connection) -> tuple[SessionHeader, bool]:
+            header = _header(conn, session_id)
+            patch = boundary_patch(header, granted)
+            if patch is None:
+                return header, False
+            return _update_header(conn, session_id, patch), True
 
         return await self._write(update)
 

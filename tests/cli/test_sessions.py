@@ -141,3 +141,16 @@ def test_new_remote_leaves_the_workspace_check_to_the_kernel(maka: Maka) -> None
     relative = maka("new", "--remote", "some/dir")
     assert relative.returncode == 2
     assert "--remote needs the workspace as an absolute path (USAGE)" in relative.stderr
+
+
+def test_new_takes_a_profile_and_show_prints_the_boundary(maka: Maka) -> None:
+    [session] = maka.json("new", "--profile", "danger-full-access", str(maka.workspace))
+    assert session["boundary"]["profile"] == "PERMISSION_PROFILE_DANGER_FULL_ACCESS"
+    assert session["boundary"]["revision"] == "1"
+    sid = maka.ok("new", "--profile", "read-only", str(maka.workspace)).strip()
+    shown = maka.ok("show", sid)
+    assert re.search(r"^  boundary +read-only, revision 1$", shown, re.MULTILINE), shown
+    default = maka.ok("new", str(maka.workspace)).strip()
+    assert "boundary   workspace-write, revision 1" in maka.ok("show", default)
+    refused = maka("new", "--profile", "everything", str(maka.workspace))
+    assert refused.returncode == 2 and "--profile" in refused.stderr

@@ -90,6 +90,7 @@ async def test_an_llm_turn_with_two_tool_calls_runs_them_on_the_resource_service
     assert {tool["function"]["name"] for tool in first_request.body["tools"]} == {
         "bash",
         "ask_user",
+        "request_sandbox_boundary",
     }
     tool_messages = [m for m in second_request.messages if m["role"] == "tool"]
     assert [(m["tool_call_id"], m["content"]) for m in tool_messages] == [

@@ -127,17 +127,17 @@ async def test_allow_for_session_is_remembered_and_bypass_never_asks(
                 session.id, event.sandbox_boundary_request.request_id, ALLOW_SESSION
             )
     assert len(every(events, "sandbox_boundary_request")) == 1
-    again = [event async for event in kernel.start_turn(session.id, "ls -a")]
+    again = [event async for event in kernel.start_turn(session.id, "ls")]
     assert every(again, "sandbox_boundary_request") == []
     assert first(again, "tool_result").tool_result.exit_code == 0
     asked = []
-    async for event in kernel.start_turn(session.id, "true"):  # another program asks again
+    async for event in kernel.start_turn(session.id, "ls -a"):  # another line asks again
         if event.WhichOneof("event") == "sandbox_boundary_request":
             asked.append(event.sandbox_boundary_request.command)
             await kernel.respond_to_sandbox_boundary(
                 session.id, event.sandbox_boundary_request.request_id, ALLOW_ONCE
             )
-    assert asked == ["true"]
+    assert asked == ["ls -a"]
 
     bypass = await kernel.create_session(str(workspace), permission_mode=BYPASS)
     events = [event async for event in kernel.start_turn(bypass.id, "exit 3")]

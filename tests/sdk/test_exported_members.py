@@ -43,9 +43,9 @@ EXPECTED = {
 def test_exported_members() -> None:
     assert set(maka_client.__all__) == EXPECTED
     public = {name for name in vars(maka_client) if not name.startswith("_")}
-    # Submodules (aio, sync, errors; the launcher, the CLI and the keepalive policy once
+    # Submodules (aio, sync, errors; the launcher, the CLI, the keepalive policy and boundary once
     # imported) are the only extras.
-    assert public - EXPECTED <= {"launcher", "cli", "keepalive", "credentials"}
+    assert public - EXPECTED <= {"launcher", "cli", "keepalive", "credentials", "boundary"}
     for name in maka_client.__all__:
         value = getattr(maka_client, name)
         if isinstance(value, type):

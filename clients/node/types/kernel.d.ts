@@ -30,6 +30,7 @@ import type { RespondToSandboxBoundaryResponse as _maka_kernel_v1_RespondToSandb
 import type { RespondToUserQuestionRequest as _maka_kernel_v1_RespondToUserQuestionRequest, RespondToUserQuestionRequest__Output as _maka_kernel_v1_RespondToUserQuestionRequest__Output } from './maka/kernel/v1/RespondToUserQuestionRequest.js';
 import type { RespondToUserQuestionResponse as _maka_kernel_v1_RespondToUserQuestionResponse, RespondToUserQuestionResponse__Output as _maka_kernel_v1_RespondToUserQuestionResponse__Output } from './maka/kernel/v1/RespondToUserQuestionResponse.js';
 import type { SandboxBoundaryRequest as _maka_kernel_v1_SandboxBoundaryRequest, SandboxBoundaryRequest__Output as _maka_kernel_v1_SandboxBoundaryRequest__Output } from './maka/kernel/v1/SandboxBoundaryRequest.js';
+import type { SandboxFailure as _maka_kernel_v1_SandboxFailure, SandboxFailure__Output as _maka_kernel_v1_SandboxFailure__Output } from './maka/kernel/v1/SandboxFailure.js';
 import type { SendMessageRequest as _maka_kernel_v1_SendMessageRequest, SendMessageRequest__Output as _maka_kernel_v1_SendMessageRequest__Output } from './maka/kernel/v1/SendMessageRequest.js';
 import type { SendMessageResponse as _maka_kernel_v1_SendMessageResponse, SendMessageResponse__Output as _maka_kernel_v1_SendMessageResponse__Output } from './maka/kernel/v1/SendMessageResponse.js';
 import type { Session as _maka_kernel_v1_Session, Session__Output as _maka_kernel_v1_Session__Output } from './maka/kernel/v1/Session.js';
@@ -55,6 +56,11 @@ import type { UserMessage as _maka_kernel_v1_UserMessage, UserMessage__Output as
 import type { UserQuestionRequest as _maka_kernel_v1_UserQuestionRequest, UserQuestionRequest__Output as _maka_kernel_v1_UserQuestionRequest__Output } from './maka/kernel/v1/UserQuestionRequest.js';
 import type { WatchSessionRequest as _maka_kernel_v1_WatchSessionRequest, WatchSessionRequest__Output as _maka_kernel_v1_WatchSessionRequest__Output } from './maka/kernel/v1/WatchSessionRequest.js';
 import type { WatchSessionResponse as _maka_kernel_v1_WatchSessionResponse, WatchSessionResponse__Output as _maka_kernel_v1_WatchSessionResponse__Output } from './maka/kernel/v1/WatchSessionResponse.js';
+import type { BoundaryExpansion as _maka_resource_v1_BoundaryExpansion, BoundaryExpansion__Output as _maka_resource_v1_BoundaryExpansion__Output } from './maka/resource/v1/BoundaryExpansion.js';
+import type { ExecutionBoundary as _maka_resource_v1_ExecutionBoundary, ExecutionBoundary__Output as _maka_resource_v1_ExecutionBoundary__Output } from './maka/resource/v1/ExecutionBoundary.js';
+import type { FilesystemEntry as _maka_resource_v1_FilesystemEntry, FilesystemEntry__Output as _maka_resource_v1_FilesystemEntry__Output } from './maka/resource/v1/FilesystemEntry.js';
+import type { RunSandbox as _maka_resource_v1_RunSandbox, RunSandbox__Output as _maka_resource_v1_RunSandbox__Output } from './maka/resource/v1/RunSandbox.js';
+import type { SandboxCapabilities as _maka_resource_v1_SandboxCapabilities, SandboxCapabilities__Output as _maka_resource_v1_SandboxCapabilities__Output } from './maka/resource/v1/SandboxCapabilities.js';
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
     new (...args: ConstructorParameters<Constructor>): Subtype;
 };
@@ -113,6 +119,7 @@ export interface ProtoGrpcType {
                 RespondToUserQuestionResponse: MessageTypeDefinition<_maka_kernel_v1_RespondToUserQuestionResponse, _maka_kernel_v1_RespondToUserQuestionResponse__Output>;
                 SandboxBoundaryRequest: MessageTypeDefinition<_maka_kernel_v1_SandboxBoundaryRequest, _maka_kernel_v1_SandboxBoundaryRequest__Output>;
                 SandboxDecision: EnumTypeDefinition;
+                SandboxFailure: MessageTypeDefinition<_maka_kernel_v1_SandboxFailure, _maka_kernel_v1_SandboxFailure__Output>;
                 SendMessageRequest: MessageTypeDefinition<_maka_kernel_v1_SendMessageRequest, _maka_kernel_v1_SendMessageRequest__Output>;
                 SendMessageResponse: MessageTypeDefinition<_maka_kernel_v1_SendMessageResponse, _maka_kernel_v1_SendMessageResponse__Output>;
                 Session: MessageTypeDefinition<_maka_kernel_v1_Session, _maka_kernel_v1_Session__Output>;
@@ -143,6 +150,19 @@ export interface ProtoGrpcType {
                 UserQuestionRequest: MessageTypeDefinition<_maka_kernel_v1_UserQuestionRequest, _maka_kernel_v1_UserQuestionRequest__Output>;
                 WatchSessionRequest: MessageTypeDefinition<_maka_kernel_v1_WatchSessionRequest, _maka_kernel_v1_WatchSessionRequest__Output>;
                 WatchSessionResponse: MessageTypeDefinition<_maka_kernel_v1_WatchSessionResponse, _maka_kernel_v1_WatchSessionResponse__Output>;
+            };
+        };
+        resource: {
+            v1: {
+                BoundaryExpansion: MessageTypeDefinition<_maka_resource_v1_BoundaryExpansion, _maka_resource_v1_BoundaryExpansion__Output>;
+                Containment: EnumTypeDefinition;
+                ExecutionBoundary: MessageTypeDefinition<_maka_resource_v1_ExecutionBoundary, _maka_resource_v1_ExecutionBoundary__Output>;
+                FilesystemAccess: EnumTypeDefinition;
+                FilesystemEntry: MessageTypeDefinition<_maka_resource_v1_FilesystemEntry, _maka_resource_v1_FilesystemEntry__Output>;
+                PathMatch: EnumTypeDefinition;
+                PermissionProfile: EnumTypeDefinition;
+                RunSandbox: MessageTypeDefinition<_maka_resource_v1_RunSandbox, _maka_resource_v1_RunSandbox__Output>;
+                SandboxCapabilities: MessageTypeDefinition<_maka_resource_v1_SandboxCapabilities, _maka_resource_v1_SandboxCapabilities__Output>;
             };
         };
     };

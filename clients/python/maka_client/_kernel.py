@@ -15,6 +15,7 @@ from maka.kernel.v1 import kernel_pb2_grpc as rpc
 
 from maka_client._resume import Call, ResumableStream
 from maka_client._transport import ClientOptions, Lifecycle, open_channel, translated
+from maka_client.boundary import profile_value
 
 SessionEvent = pb.SessionEvent
 
@@ -213,8 +214,14 @@ class KernelClient:
         backend_options: Mapping[str, str] | None = None,
         llm_connection_slug: str = "",
         timeout: float | None = None,
+        profile: str | int = "",
     ) -> pb.Session:
-        """Create a session and return it (empty *backend*: the kernel's default, "shell")."""
+        """Create a session and return it (empty *backend*: the kernel's default, "shell").
+
+        *profile* is its execution boundary's permission profile: ``"read-only"``,
+        ``"workspace-write"`` (empty: the default) or ``"danger-full-access"`` (no sandbox), or a
+        ``PermissionProfile`` value; the session's ``boundary`` shows it with the expansions
+        approved so far and their revision."""
         t = self._timeout(timeout)
         request = pb.CreateSessionRequest(
             session_id=session_id,
@@ -227,6 +234,7 @@ class KernelClient:
             labels=list(labels),
             backend_options=dict(backend_options or {}),
             llm_connection_slug=llm_connection_slug,
+            profile=profile_value(profile),  # type: ignore[arg-type]
         )
         with translated():
             response = await self._stub.CreateSession(request, timeout=t)

@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc as rpc
+from maka.resource.v1 import sandbox_pb2 as sb
 
 from maka_client._lease import ConnectionHolder, ControllerLease
 from maka_client._resume import Call, ResumableStream
@@ -201,6 +202,7 @@ class ResourceClient:
         source_tool_call_id: str = "",
         announce_start: bool = False,
         timeout: float | None = None,
+        boundary: sb.ExecutionBoundary | None = None,
     ) -> AsyncIterator[pb.RunForegroundResponse]:
         """Run *command* over pipes: its output chunks, then one ``result`` (the final run).
         With *announce_start*, ``started`` (the run once started: its ref, to stop it with
@@ -218,6 +220,7 @@ class ResourceClient:
             source_turn_id=source_turn_id,
             source_tool_call_id=source_tool_call_id,
             announce_start=announce_start,
+            boundary=boundary,
         )
         if timeout_ms is not None:
             request.timeout_ms = timeout_ms
@@ -242,8 +245,10 @@ class ResourceClient:
         source_turn_id: str = "",
         source_tool_call_id: str = "",
         timeout: float | None = None,
+        boundary: sb.ExecutionBoundary | None = None,
     ) -> pb.Run:
-        """Start *command* over pipes or a PTY (*size* = (cols, rows)); returns the run."""
+        """Start *command* over pipes or a PTY (*size* = (cols, rows)) inside *boundary* (the
+        service's default when unset); returns the run."""
         t = self._timeout(timeout)
         request = pb.StartBackgroundRequest(
             session_id=session_id,
@@ -253,6 +258,7 @@ class ResourceClient:
             pty=pty,
             source_turn_id=source_turn_id,
             source_tool_call_id=source_tool_call_id,
+            boundary=boundary,
         )
         if timeout_ms is not None:
             request.timeout_ms = timeout_ms

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from kernel_service.backends.llm.boundary_tool import SPEC as BOUNDARY_TOOL
 from kernel_service.core.session import SessionHeader
 
 TOOLS: Final[list[dict[str, Any]]] = [
@@ -57,6 +58,7 @@ TOOLS: Final[list[dict[str, Any]]] = [
             },
         },
     },
+    BOUNDARY_TOOL,
 ]
 TOOL_NAMES: Final = tuple(tool["function"]["name"] for tool in TOOLS)
 
@@ -67,7 +69,9 @@ def system_prompt(header: SessionHeader) -> str:
     if custom:
         return custom
     approval = (
-        "Each command needs the user's approval before it runs; a denied command ends the turn."
+        "Each command needs the user's approval before it runs; a denied command ends the turn. "
+        "Commands run in a sandbox; when one needs more (a write outside the workspace, the "
+        "network), call request_sandbox_boundary, then retry it."
         if header.permission_mode == "ask"
         else "Commands run without asking the user."
     )

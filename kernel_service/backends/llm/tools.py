@@ -11,15 +11,19 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, cast
 
 from kernel_service.backends.agent import BashCall, BashTool, Stopped, TurnControl
+from kernel_service.backends.llm.boundary_tool import NAME as BOUNDARY_TOOL
+from kernel_service.backends.llm.boundary_tool import BoundaryTool
+from kernel_service.backends.llm.boundary_tool import parse as parse_boundary
 from kernel_service.backends.llm.chat import ToolCallDraft
 from kernel_service.backends.llm.prompt import TOOL_NAMES
 from kernel_service.core.backend import BackendSendInput, UserQuestionResponse
+from kernel_service.core.boundary import BoundaryError, describe
 from kernel_service.core.log.events import BackendEvent, ToolCall, ToolResult, UserQuestionRequest
 from kernel_service.core.tools import ToolHostError, ToolHostUnavailableError
 
@@ -135,6 +139,7 @@ class ToolRunner:
     def __init__(self, control: TurnControl, bash: BashTool) -> None:
         self.control = control
         self.bash = bash
+        self.widen = BoundaryTool(control, bash)
 
     async def run_all(
         self,
@@ -178,9 +183,14 @@ class ToolRunner:
             ]
 
         if call.name not in TOOL_NAMES:
-            known = " and ".join(TOOL_NAMES)
+            known = ", ".join(TOOL_NAMES)
             for event in refuse(f"unknown tool {call.name!r}: the tools are {known}"):
                 yield event
+            return
+        if call.name == BOUNDARY_TOOL:
+            async with aclosing(self._widen(input, call, results, refuse)) as widening:
+                async for event in widening:
+                    yield event
             return
         try:
             bash = parse_bash_call(call) if call.name == "bash" else None
@@ -197,6 +207,27 @@ class ToolRunner:
         async with aclosing(events) as running:
             async for event in running:
                 yield event
+
+    async def _widen(
+        self,
+        input: BackendSendInput,
+        call: ModelToolCall,
+        results: dict[str, str],
+        refuse: Callable[[str], list[BackendEvent]],
+    ) -> AsyncGenerator[BackendEvent, None]:
+        try:
+            need, justification = parse_boundary(_arguments(call.arguments))
+        except (ArgumentError, BoundaryError) as error:
+            for event in refuse(f"invalid arguments for {call.name}: {error}"):
+                yield event
+            return
+        yield ToolCall(
+            turn_id=input.turn_id, tool_call_id=call.event_id, name=call.name, input=call.arguments
+        )
+        async for event in self.widen.run(input, call.event_id, need, justification):
+            if isinstance(event, ToolResult):
+                results[call.wire_id] = event.output
+            yield event
 
     async def _ask(
         self,
@@ -251,4 +282,14 @@ class ToolRunner:
         finally:
             outcome = self.bash.last
             if outcome is not None and outcome.result.tool_call_id == call.event_id:
-                results[call.wire_id] = outcome.result.output
+                results[call.wire_id] = outcome.result.output + _failure_hint(outcome.result)
+
+
+def _failure_hint(result: ToolResult) -> str:
+    """What the model is told of a run that needed more than its boundary."""
+    if not result.sandbox_failure:
+        return ""
+    return (
+        f"\n[{result.sandbox_failure}: it needs {describe(result.required_expansion)}; "
+        f"call {BOUNDARY_TOOL} with that expansion and a justification, then retry]"
+    )

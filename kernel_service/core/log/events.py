@@ -30,6 +30,7 @@ SystemNoteKind = Literal[
     "denied",
     "run_unconfirmed",
     "run_confirmed",
+    "boundary_widened",
 ]
 SandboxDecision = Literal["allow_once", "allow_session", "deny"]
 InteractionKind = Literal["sandbox_boundary", "user_question"]
@@ -99,6 +100,16 @@ class ToolResult:
     #: (stdout kept, stdout omitted, stderr kept, stderr omitted, budget per stream) — see
     #: :class:`kernel_service.core.tool_output.Truncation`; empty when nothing was left out.
     truncation: tuple[int, ...] = ()
+    #: The profile of the boundary the call's run carried ("" for results of no run).
+    profile: str = ""
+    #: The revision of the session boundary the run carried (0: none applied).
+    boundary_revision: int = 0
+    #: ``sandbox_boundary_required`` when the command needs more than its boundary, else "".
+    sandbox_failure: str = ""
+    #: The expansion it needs (grant tokens, see :mod:`kernel_service.core.boundary`).
+    required_expansion: tuple[str, ...] = ()
+    #: What showed the need (the declaration, or the sandbox's refusal).
+    failure_detail: str = ""
     id: str = ""
     ts: int = 0
     seq: int = 0
@@ -114,6 +125,12 @@ class SandboxBoundaryRequest:
     command: str
     cwd: str = ""
     reason: str = ""
+    #: The expansion of the session's boundary asked for (grant tokens; empty: none).
+    expansion: tuple[str, ...] = ()
+    #: Why the agent needs it.
+    justification: str = ""
+    #: The boundary revision the request was computed against.
+    base_revision: int = 0
     id: str = ""
     ts: int = 0
     seq: int = 0

@@ -25,6 +25,7 @@ from kernel_service.core.backend import (
     SandboxBoundaryResponse,
     UserQuestionResponse,
 )
+from kernel_service.core.boundary import Boundary
 from kernel_service.core.deps import KernelDeps
 from kernel_service.core.errors import RuntimeInteractionFailStopError
 from kernel_service.core.log.events import (
@@ -44,6 +45,7 @@ from kernel_service.core.log.events import (
 from kernel_service.core.sessions import SessionTable
 from kernel_service.core.store import InteractionRecord
 from kernel_service.core.turns.run import Run
+from kernel_service.core.turns.widening import settle_boundary
 
 UNCOMMITTED_WINDOW = 64
 log = logging.getLogger("kernel_service.core")
@@ -264,17 +266,20 @@ class TurnRecorder:
             id=self._deps.new_id(),
             ts=now,
         )
-        await self.append(run, [resolved])
+        notes, boundary = await settle_boundary(self._deps, run, record)
+        await self.append(run, [resolved, *notes])
         if run.settled.is_set() or run.generation is None or run.sealed:
             return
         if not run.stopped and not run.pending_requests:
             await self._deps.store.update_header(
                 run.session_id, {"status": "running", "status_updated_at": now}
             )
-        await _answer_backend(run, record)
+        await _answer_backend(run, record, boundary)
 
 
-async def _answer_backend(run: Run, record: InteractionRecord) -> None:
+async def _answer_backend(
+    run: Run, record: InteractionRecord, boundary: Boundary | None = None
+) -> None:
     assert run.generation is not None
     backend = run.generation.backend
     if record.kind == "sandbox_boundary":
@@ -284,6 +289,7 @@ async def _answer_backend(run: Run, record: InteractionRecord) -> None:
                 request_id=record.request_id,
                 decision=decision,  # type: ignore[arg-type]
                 reason=record.reason,
+                boundary=boundary,
             )
         )
     else:

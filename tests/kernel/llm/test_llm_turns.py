@@ -50,7 +50,7 @@ from .server import (
     tool_reply,
 )
 
-TOOL_NAMES = ["bash", "ask_user"]
+TOOL_NAMES = ["bash", "ask_user", "request_sandbox_boundary"]
 
 
 def tool_names(body: dict[str, object]) -> list[str]:
@@ -450,7 +450,9 @@ async def test_malformed_arguments_and_unknown_tools_go_back_to_the_model(
         == 'invalid arguments for bash: "command" must be a non-empty string'
     )
     assert '"timeout_ms" must be a whole number' in outputs["call_bad_timeout"]
-    assert outputs["call_unknown"] == "unknown tool 'web_search': the tools are bash and ask_user"
+    assert outputs["call_unknown"] == (
+        "unknown tool 'web_search': the tools are bash, ask_user, request_sandbox_boundary"
+    )
     assert (
         outputs["call_no_question"]
         == "invalid arguments for ask_user: the arguments must be a JSON object"

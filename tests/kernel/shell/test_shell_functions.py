@@ -113,28 +113,45 @@ def test_parse_timeout_refuses_anything_else(raw: str) -> None:
     assert repr(raw) in str(caught.value)
 
 
-def test_session_approvals_are_per_session_and_per_program() -> None:
+def test_session_approvals_are_per_session_and_per_exact_command_line() -> None:
     approvals = SessionApprovals()
     assert not approvals.allows("s1", "ls")
     approvals.allow("s1", "ls -l")
-    # Every command of the allowed program, however it is written …
-    assert approvals.allows("s1", "ls")
-    assert approvals.allows("s1", "ls -a /tmp")
-    assert approvals.allows("s1", "LC_ALL=C ls")
-    # … and nothing else, nor in another session.
-    assert not approvals.allows("s1", "rm ls")
-    assert not approvals.allows("s1", "lsof")
-    assert not approvals.allows("s2", "ls")
-    approvals.allow("s1", "GREP_COLOR=1 grep x")
-    assert approvals.allows("s1", "grep -r y .")
+    # That exact line (surrounding spaces aside) …
+    assert approvals.allows("s1", "ls -l")
+    assert approvals.allows("s1", "  ls -l ")
+    # … and no other line of the same program, however it is written, nor another session.
+    assert not approvals.allows("s1", "ls")
+    assert not approvals.allows("s1", "ls -a /tmp")
+    assert not approvals.allows("s1", "LC_ALL=C ls -l")
+    assert not approvals.allows("s2", "ls -l")
     approvals.allow("s2", "cat /etc/hostname")
     approvals.forget("s1")
-    assert not approvals.allows("s1", "ls")
-    assert not approvals.allows("s1", "grep y")
-    assert approvals.allows("s2", "cat x")
+    assert not approvals.allows("s1", "ls -l")
+    assert approvals.allows("s2", "cat /etc/hostname")
     approvals.forget("s1")  # forgetting twice (or an unknown session) is harmless
     approvals.forget("nobody")
-    assert approvals.allows("s2", "cat")
+    assert approvals.allows("s2", "cat /etc/hostname")
+
+
+@pytest.mark.parametrize(
+    "escape",
+    [
+        "git -c alias.x='!touch M' x",
+        "git -c core.pager='touch M' log",
+        "GIT_DIR=/tmp/x git status",
+        "git status; touch M",
+        "git status && touch M",
+        "git status\ntouch M",
+    ],
+)
+def test_allowing_git_status_allows_no_other_git_line(escape: str) -> None:
+    """The issue's bypass: ``allow_session`` for ``git status`` let ``git -c alias.x='!touch
+    M' x`` run unasked (the old rule allowed the program, and git runs what an alias says)."""
+    approvals = SessionApprovals()
+    approvals.allow("s1", "git status")
+    assert approvals.allows("s1", "git status")
+    assert not approvals.allows("s1", escape)
 
 
 @pytest.mark.parametrize(
@@ -143,7 +160,7 @@ def test_session_approvals_are_per_session_and_per_program() -> None:
 def test_allow_session_on_a_compound_line_covers_that_line_only(compound: str) -> None:
     approvals = SessionApprovals()
     approvals.allow("s1", "ls -la")
-    assert approvals.allows("s1", "ls /tmp")
+    assert not approvals.allows("s1", "ls /tmp")
     assert not approvals.allows("s1", compound)
     approvals.allow("s1", compound)
     assert approvals.allows("s1", compound)

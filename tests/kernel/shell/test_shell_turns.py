@@ -196,7 +196,7 @@ async def test_a_denied_command_runs_nothing_and_is_noted_once(
     ]
 
 
-async def test_allow_session_allows_the_program_for_the_rest_of_the_session(
+async def test_allow_session_allows_that_command_line_for_the_rest_of_the_session(
     shell: ShellHarness, workspace: Path
 ) -> None:
     session = await shell.shell_session(workspace)
@@ -206,10 +206,16 @@ async def test_allow_session_allows_the_program_for_the_rest_of_the_session(
     first = [e async for e in stream]
     assert [r.output for r in of_type(first, ToolResult)] == ["one\n"]
 
-    # The same program, written differently: no question.
-    again = [e async for e in shell.kernel.start_turn(session.id, "t2", text="LC_ALL=C echo two")]
+    # The same line again: no question.
+    again = [e async for e in shell.kernel.start_turn(session.id, "t2", text=" echo one ")]
     assert of_type(again, SandboxBoundaryRequest) == []
-    assert [r.output for r in of_type(again, ToolResult)] == ["two\n"]
+    assert [r.output for r in of_type(again, ToolResult)] == ["one\n"]
+
+    # The same program, written differently, asks again …
+    stream = shell.kernel.start_turn(session.id, "t2b", text="LC_ALL=C echo one")
+    asked = last(await events_until(stream, "sandbox_boundary_request"), SandboxBoundaryRequest)
+    await shell.kernel.answer_sandbox_boundary(session.id, asked.request_id, "allow_once")
+    assert [r.output for r in of_type([e async for e in stream], ToolResult)] == ["one\n"]
 
     # Another program asks again …
     stream = shell.kernel.start_turn(session.id, "t3", text="printf three")

@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from maka.kernel.v1 import kernel_pb2 as pb
+from maka.resource.v1 import sandbox_pb2 as sb
+
+from maka_client.boundary import expansion_text
 
 
 def enum_name(enum: type, value: int, prefix: str) -> str:
@@ -48,6 +51,11 @@ def _tool_result(event: pb.SessionEvent) -> tuple[str, str]:
     text = f"{mark}{exit_code}{run}" + (f": {short(result.output)}" if shown else "")
     if result.HasField("truncation"):
         text += "\n" + truncation_line(result.truncation)
+    if result.profile == sb.PERMISSION_PROFILE_DANGER_FULL_ACCESS:
+        text += "\nran without a sandbox (danger-full-access)"
+    if result.HasField("sandbox_failure"):
+        failure = result.sandbox_failure
+        text += f"\n{failure.reason}: needs {expansion_text(failure.required_expansion)}"
     return text, "red" if result.is_error else "green"
 
 
@@ -69,6 +77,9 @@ def _sandbox_boundary_request(event: pb.SessionEvent) -> tuple[str, str]:
     request = event.sandbox_boundary_request
     where = f" (in {request.cwd})" if request.cwd else ""
     why = f": {request.reason}" if request.reason else ""
+    if not request.command and request.HasField("expansion"):
+        widen = expansion_text(request.expansion)
+        return f"approval needed to widen the sandbox by {widen}{where}{why}", "magenta"
     return f"approval needed to run {request.command!r}{where}{why}", "magenta"
 
 

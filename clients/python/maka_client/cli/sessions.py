@@ -9,6 +9,8 @@ from typing import Any
 
 from maka.kernel.v1 import kernel_pb2 as pb
 
+from maka_client.boundary import PROFILES
+from maka_client.boundary import describe as describe_boundary
 from maka_client.cli.context import CommandError, Context
 from maka_client.cli.events import describe_entry
 from maka_client.cli.output import to_dict
@@ -35,6 +37,13 @@ def _register_new(commands: Any) -> None:
     new.add_argument("--name", default="")
     new.add_argument("--cwd", default="")
     new.add_argument("--permission-mode", choices=sorted(PERMISSION_MODES), default=None)
+    new.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default="",
+        help="the execution boundary: read-only, workspace-write (default) or "
+        "danger-full-access (no sandbox)",
+    )
     new.add_argument(
         "--backend", default="", help="shell, llm or scripted (default: the kernel's, shell)"
     )
@@ -135,6 +144,7 @@ async def cmd_new(ctx: Context, args: argparse.Namespace) -> int:
             name=args.name,
             cwd=args.cwd,
             permission_mode=mode,
+            profile=args.profile,
             backend=args.backend,
             model=args.model,
             llm_connection_slug=args.connection,
@@ -199,6 +209,7 @@ async def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
         ("cwd", session.cwd),
         ("backend", session.backend),
         ("permission", mode.lower()),
+        ("boundary", describe_boundary(session.boundary)),
         ("labels", ", ".join(session.labels)),
         ("archived", "yes" if session.archived else "no"),
     ):

@@ -9,6 +9,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from maka.resource.v1 import sandbox_pb2 as _sandbox_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -143,6 +144,10 @@ class _SystemNoteKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_System
     run's ref); the session takes turns again. Written after that turn's terminal state and
     carries no turn id: it belongs to the session, not to the turn.
     """
+    SYSTEM_NOTE_KIND_BOUNDARY_WIDENED: _SystemNoteKind.ValueType  # 10
+    """A sandbox-boundary request answered allow_session widened the session's execution
+    boundary (source: the request id; the text names the expansion and the new revision).
+    """
 
 class SystemNoteKind(_SystemNoteKind, metaclass=_SystemNoteKindEnumTypeWrapper):
     """SystemNoteKind says what a system note is about."""
@@ -171,6 +176,10 @@ SYSTEM_NOTE_KIND_RUN_CONFIRMED: SystemNoteKind.ValueType  # 9
 """The kernel confirmed the end of a run an earlier RUN_UNCONFIRMED note named (source: the
 run's ref); the session takes turns again. Written after that turn's terminal state and
 carries no turn id: it belongs to the session, not to the turn.
+"""
+SYSTEM_NOTE_KIND_BOUNDARY_WIDENED: SystemNoteKind.ValueType  # 10
+"""A sandbox-boundary request answered allow_session widened the session's execution
+boundary (source: the request id; the text names the expansion and the new revision).
 """
 Global___SystemNoteKind: _TypeAlias = SystemNoteKind  # noqa: Y015
 
@@ -514,6 +523,7 @@ class Session(_message.Message):
     SCHEMA_VERSION_FIELD_NUMBER: _builtins.int
     BACKEND_OPTIONS_FIELD_NUMBER: _builtins.int
     OWNER_FIELD_NUMBER: _builtins.int
+    BOUNDARY_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The session id."""
     workspace_root: _builtins.str
@@ -569,6 +579,16 @@ class Session(_message.Message):
     def backend_options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Free-form settings for the backend (the scripted backend reads "script")."""
 
+    @_builtins.property
+    def boundary(self) -> _sandbox_pb2.ExecutionBoundary:
+        """The session's execution boundary, as the kernel keeps it: the permission profile chosen
+        at CreateSession, the expansions approved for the session so far (allow_session of a
+        sandbox-boundary request), oldest first, and its revision (1 at creation, one more with
+        every change; durable across kernel restarts). writable_roots is empty here: every run
+        carries workspace_root as its writable root (read-only under READ_ONLY). Set by the
+        kernel, never by a client.
+        """
+
     def __init__(
         self,
         *,
@@ -593,10 +613,11 @@ class Session(_message.Message):
         schema_version: _builtins.int = ...,
         backend_options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         owner: _builtins.str = ...,
+        boundary: _sandbox_pb2.ExecutionBoundary | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "last_used_at", b"last_used_at", "status_updated_at", b"status_updated_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["boundary", b"boundary", "created_at", b"created_at", "last_used_at", b"last_used_at", "status_updated_at", b"status_updated_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "created_at", b"created_at", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "id", b"id", "labels", b"labels", "last_used_at", b"last_used_at", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "owner", b"owner", "permission_mode", b"permission_mode", "schema_version", b"schema_version", "status", b"status", "status_updated_at", b"status_updated_at", "title_is_manual", b"title_is_manual", "workspace_root", b"workspace_root"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["archived", b"archived", "backend", b"backend", "backend_options", b"backend_options", "boundary", b"boundary", "connection_locked", b"connection_locked", "created_at", b"created_at", "cwd", b"cwd", "flagged", b"flagged", "has_unread", b"has_unread", "id", b"id", "labels", b"labels", "last_used_at", b"last_used_at", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "owner", b"owner", "permission_mode", b"permission_mode", "schema_version", b"schema_version", "status", b"status", "status_updated_at", b"status_updated_at", "title_is_manual", b"title_is_manual", "workspace_root", b"workspace_root"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -832,6 +853,9 @@ class ToolResult(_message.Message):
     RUN_REF_FIELD_NUMBER: _builtins.int
     EXIT_CODE_FIELD_NUMBER: _builtins.int
     TRUNCATION_FIELD_NUMBER: _builtins.int
+    PROFILE_FIELD_NUMBER: _builtins.int
+    BOUNDARY_REVISION_FIELD_NUMBER: _builtins.int
+    SANDBOX_FAILURE_FIELD_NUMBER: _builtins.int
     tool_call_id: _builtins.str
     """The tool call id."""
     output: _builtins.str
@@ -844,11 +868,27 @@ class ToolResult(_message.Message):
     """
     exit_code: _builtins.int
     """The run's exit code, when it ended with one (124 timed out, 130 cancelled, 128+N signal)."""
+    profile: _sandbox_pb2.PermissionProfile.ValueType
+    """The permission profile of the boundary the call's run carried (DANGER_FULL_ACCESS: it ran
+    without a sandbox). Set by the kernel on every bash result; UNSPECIFIED for results of
+    other tools and from before sessions had boundaries.
+    """
+    boundary_revision: _builtins.int
+    """The revision of the session boundary the run carried (see Session.boundary); 0 when no
+    boundary applied (as for profile).
+    """
     @_builtins.property
     def truncation(self) -> Global___ToolOutputTruncation:
         """Set by the kernel when the call's output went past its budget (or the resource service
         dropped some of it): the exact bytes kept in this call's tool_output events and omitted
         from them, per stream. Unset when every byte the command printed is in those events.
+        """
+
+    @_builtins.property
+    def sandbox_failure(self) -> Global___SandboxFailure:
+        """Set when the command needs more than its boundary: nothing ran (a declared need the
+        boundary does not cover) or the sandbox refused what it tried (a write outside the
+        writable roots, the network). Unset otherwise.
         """
 
     def __init__(
@@ -860,16 +900,57 @@ class ToolResult(_message.Message):
         run_ref: _builtins.str = ...,
         exit_code: _builtins.int | None = ...,
         truncation: Global___ToolOutputTruncation | None = ...,
+        profile: _sandbox_pb2.PermissionProfile.ValueType = ...,
+        boundary_revision: _builtins.int = ...,
+        sandbox_failure: Global___SandboxFailure | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "truncation", b"truncation"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "sandbox_failure", b"sandbox_failure", "truncation", b"truncation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "is_error", b"is_error", "output", b"output", "run_ref", b"run_ref", "tool_call_id", b"tool_call_id", "truncation", b"truncation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "boundary_revision", b"boundary_revision", "exit_code", b"exit_code", "is_error", b"is_error", "output", b"output", "profile", b"profile", "run_ref", b"run_ref", "sandbox_failure", b"sandbox_failure", "tool_call_id", b"tool_call_id", "truncation", b"truncation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__exit_code: _TypeAlias = _typing.Literal["exit_code"]  # noqa: Y015
     _WhichOneofArgType__exit_code: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__exit_code) -> _WhichOneofReturnType__exit_code | None: ...
 
 Global___ToolResult: _TypeAlias = ToolResult  # noqa: Y015
+
+@_typing.final
+class SandboxFailure(_message.Message):
+    """SandboxFailure says why a command needed more than its execution boundary."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REASON_FIELD_NUMBER: _builtins.int
+    REQUIRED_EXPANSION_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """A stable lower-case reason: "sandbox_boundary_required" (recoverable: approving
+    required_expansion lets a retry run).
+    """
+    detail: _builtins.str
+    """What the kernel saw: the declaration, or the sandbox's refusal (e.g. "Read-only file
+    system" on a path).
+    """
+    @_builtins.property
+    def required_expansion(self) -> _sandbox_pb2.BoundaryExpansion:
+        """The smallest expansion that would let the command run (what a request_sandbox_boundary
+        call or the next sandbox-boundary request asks for).
+        """
+
+    def __init__(
+        self,
+        *,
+        reason: _builtins.str = ...,
+        required_expansion: _sandbox_pb2.BoundaryExpansion | None = ...,
+        detail: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["required_expansion", b"required_expansion"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["detail", b"detail", "reason", b"reason", "required_expansion", b"required_expansion"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SandboxFailure: _TypeAlias = SandboxFailure  # noqa: Y015
 
 @_typing.final
 class ToolOutputTruncation(_message.Message):
@@ -930,6 +1011,9 @@ class SandboxBoundaryRequest(_message.Message):
     COMMAND_FIELD_NUMBER: _builtins.int
     CWD_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    EXPANSION_FIELD_NUMBER: _builtins.int
+    JUSTIFICATION_FIELD_NUMBER: _builtins.int
+    BASE_REVISION_FIELD_NUMBER: _builtins.int
     request_id: _builtins.str
     """The request id."""
     command: _builtins.str
@@ -938,6 +1022,18 @@ class SandboxBoundaryRequest(_message.Message):
     """Where it would run."""
     reason: _builtins.str
     """Why the agent asks."""
+    justification: _builtins.str
+    """Why the agent needs the expansion (its own words, at most 4096 bytes)."""
+    base_revision: _builtins.int
+    """The revision of the session's boundary the request was computed against."""
+    @_builtins.property
+    def expansion(self) -> _sandbox_pb2.BoundaryExpansion:
+        """The expansion of the session's boundary the command needs (file-system entries and/or the
+        network); unset for a per-command approval that widens nothing. allow_once grants it to
+        the next run of this call only, allow_session adds it to the session's boundary (a new
+        revision), deny grants nothing.
+        """
+
     def __init__(
         self,
         *,
@@ -945,10 +1041,13 @@ class SandboxBoundaryRequest(_message.Message):
         command: _builtins.str = ...,
         cwd: _builtins.str = ...,
         reason: _builtins.str = ...,
+        expansion: _sandbox_pb2.BoundaryExpansion | None = ...,
+        justification: _builtins.str = ...,
+        base_revision: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expansion", b"expansion"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "cwd", b"cwd", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_revision", b"base_revision", "command", b"command", "cwd", b"cwd", "expansion", b"expansion", "justification", b"justification", "reason", b"reason", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1265,6 +1364,7 @@ class CreateSessionRequest(_message.Message):
     LLM_CONNECTION_SLUG_FIELD_NUMBER: _builtins.int
     CONNECTION_LOCKED_FIELD_NUMBER: _builtins.int
     BACKEND_OPTIONS_FIELD_NUMBER: _builtins.int
+    PROFILE_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The id to use (1-128 of letters, digits, '.', '_', ':', '-'); empty lets the kernel
     choose one. An id already in use is ALREADY_EXISTS.
@@ -1290,6 +1390,11 @@ class CreateSessionRequest(_message.Message):
     """The slug of the model connection (at most 128 bytes)."""
     connection_locked: _builtins.bool
     """True to lock the connection."""
+    profile: _sandbox_pb2.PermissionProfile.ValueType
+    """The session's permission profile: READ_ONLY, WORKSPACE_WRITE (unset: the default) or
+    DANGER_FULL_ACCESS (no sandbox: an explicit opt-in, shown on the session and on every tool
+    result). Fixed for the session's life; only approvals widen its boundary.
+    """
     @_builtins.property
     def labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Labels: at most 32, each 1-64 characters without ','."""
@@ -1314,10 +1419,11 @@ class CreateSessionRequest(_message.Message):
         llm_connection_slug: _builtins.str = ...,
         connection_locked: _builtins.bool = ...,
         backend_options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        profile: _sandbox_pb2.PermissionProfile.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "cwd", b"cwd", "labels", b"labels", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "permission_mode", b"permission_mode", "session_id", b"session_id", "workspace_root", b"workspace_root"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["backend", b"backend", "backend_options", b"backend_options", "connection_locked", b"connection_locked", "cwd", b"cwd", "labels", b"labels", "llm_connection_slug", b"llm_connection_slug", "model", b"model", "name", b"name", "permission_mode", b"permission_mode", "profile", b"profile", "session_id", b"session_id", "workspace_root", b"workspace_root"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -9,6 +9,7 @@
 package kernelv1
 
 import (
+	v1 "github.com/maka-runtime/maka-runtime/clients/go/gen/maka/resource/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -230,21 +231,25 @@ const (
 	// run's ref); the session takes turns again. Written after that turn's terminal state and
 	// carries no turn id: it belongs to the session, not to the turn.
 	SystemNoteKind_SYSTEM_NOTE_KIND_RUN_CONFIRMED SystemNoteKind = 9
+	// A sandbox-boundary request answered allow_session widened the session's execution
+	// boundary (source: the request id; the text names the expansion and the new revision).
+	SystemNoteKind_SYSTEM_NOTE_KIND_BOUNDARY_WIDENED SystemNoteKind = 10
 )
 
 // Enum value maps for SystemNoteKind.
 var (
 	SystemNoteKind_name = map[int32]string{
-		0: "SYSTEM_NOTE_KIND_UNSPECIFIED",
-		1: "SYSTEM_NOTE_KIND_SESSION_START",
-		2: "SYSTEM_NOTE_KIND_SESSION_RESUME",
-		3: "SYSTEM_NOTE_KIND_ERROR",
-		4: "SYSTEM_NOTE_KIND_ABORT",
-		5: "SYSTEM_NOTE_KIND_INTERRUPTED",
-		6: "SYSTEM_NOTE_KIND_MESSAGE_REJECTED",
-		7: "SYSTEM_NOTE_KIND_DENIED",
-		8: "SYSTEM_NOTE_KIND_RUN_UNCONFIRMED",
-		9: "SYSTEM_NOTE_KIND_RUN_CONFIRMED",
+		0:  "SYSTEM_NOTE_KIND_UNSPECIFIED",
+		1:  "SYSTEM_NOTE_KIND_SESSION_START",
+		2:  "SYSTEM_NOTE_KIND_SESSION_RESUME",
+		3:  "SYSTEM_NOTE_KIND_ERROR",
+		4:  "SYSTEM_NOTE_KIND_ABORT",
+		5:  "SYSTEM_NOTE_KIND_INTERRUPTED",
+		6:  "SYSTEM_NOTE_KIND_MESSAGE_REJECTED",
+		7:  "SYSTEM_NOTE_KIND_DENIED",
+		8:  "SYSTEM_NOTE_KIND_RUN_UNCONFIRMED",
+		9:  "SYSTEM_NOTE_KIND_RUN_CONFIRMED",
+		10: "SYSTEM_NOTE_KIND_BOUNDARY_WIDENED",
 	}
 	SystemNoteKind_value = map[string]int32{
 		"SYSTEM_NOTE_KIND_UNSPECIFIED":      0,
@@ -257,6 +262,7 @@ var (
 		"SYSTEM_NOTE_KIND_DENIED":           7,
 		"SYSTEM_NOTE_KIND_RUN_UNCONFIRMED":  8,
 		"SYSTEM_NOTE_KIND_RUN_CONFIRMED":    9,
+		"SYSTEM_NOTE_KIND_BOUNDARY_WIDENED": 10,
 	}
 )
 
@@ -922,7 +928,14 @@ type Session struct {
 	// The principal that created the session and owns it ("local" for a session created with
 	// the local credential, and for one created before owners were recorded). Set by the
 	// kernel, never by a client; only the owner and admin see the session at all.
-	Owner         string `protobuf:"bytes,21,opt,name=owner,proto3" json:"owner,omitempty"`
+	Owner string `protobuf:"bytes,21,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The session's execution boundary, as the kernel keeps it: the permission profile chosen
+	// at CreateSession, the expansions approved for the session so far (allow_session of a
+	// sandbox-boundary request), oldest first, and its revision (1 at creation, one more with
+	// every change; durable across kernel restarts). writable_roots is empty here: every run
+	// carries workspace_root as its writable root (read-only under READ_ONLY). Set by the
+	// kernel, never by a client.
+	Boundary      *v1.ExecutionBoundary `protobuf:"bytes,22,opt,name=boundary,proto3" json:"boundary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1102,6 +1115,13 @@ func (x *Session) GetOwner() string {
 		return x.Owner
 	}
 	return ""
+}
+
+func (x *Session) GetBoundary() *v1.ExecutionBoundary {
+	if x != nil {
+		return x.Boundary
+	}
+	return nil
 }
 
 // Turn is one turn of a session.
@@ -1578,9 +1598,20 @@ type ToolResult struct {
 	// Set by the kernel when the call's output went past its budget (or the resource service
 	// dropped some of it): the exact bytes kept in this call's tool_output events and omitted
 	// from them, per stream. Unset when every byte the command printed is in those events.
-	Truncation    *ToolOutputTruncation `protobuf:"bytes,6,opt,name=truncation,proto3" json:"truncation,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Truncation *ToolOutputTruncation `protobuf:"bytes,6,opt,name=truncation,proto3" json:"truncation,omitempty"`
+	// The permission profile of the boundary the call's run carried (DANGER_FULL_ACCESS: it ran
+	// without a sandbox). Set by the kernel on every bash result; UNSPECIFIED for results of
+	// other tools and from before sessions had boundaries.
+	Profile v1.PermissionProfile `protobuf:"varint,7,opt,name=profile,proto3,enum=maka.resource.v1.PermissionProfile" json:"profile,omitempty"`
+	// The revision of the session boundary the run carried (see Session.boundary); 0 when no
+	// boundary applied (as for profile).
+	BoundaryRevision int64 `protobuf:"varint,8,opt,name=boundary_revision,json=boundaryRevision,proto3" json:"boundary_revision,omitempty"`
+	// Set when the command needs more than its boundary: nothing ran (a declared need the
+	// boundary does not cover) or the sandbox refused what it tried (a write outside the
+	// writable roots, the network). Unset otherwise.
+	SandboxFailure *SandboxFailure `protobuf:"bytes,9,opt,name=sandbox_failure,json=sandboxFailure,proto3" json:"sandbox_failure,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ToolResult) Reset() {
@@ -1655,6 +1686,94 @@ func (x *ToolResult) GetTruncation() *ToolOutputTruncation {
 	return nil
 }
 
+func (x *ToolResult) GetProfile() v1.PermissionProfile {
+	if x != nil {
+		return x.Profile
+	}
+	return v1.PermissionProfile(0)
+}
+
+func (x *ToolResult) GetBoundaryRevision() int64 {
+	if x != nil {
+		return x.BoundaryRevision
+	}
+	return 0
+}
+
+func (x *ToolResult) GetSandboxFailure() *SandboxFailure {
+	if x != nil {
+		return x.SandboxFailure
+	}
+	return nil
+}
+
+// SandboxFailure says why a command needed more than its execution boundary.
+type SandboxFailure struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A stable lower-case reason: "sandbox_boundary_required" (recoverable: approving
+	// required_expansion lets a retry run).
+	Reason string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The smallest expansion that would let the command run (what a request_sandbox_boundary
+	// call or the next sandbox-boundary request asks for).
+	RequiredExpansion *v1.BoundaryExpansion `protobuf:"bytes,2,opt,name=required_expansion,json=requiredExpansion,proto3" json:"required_expansion,omitempty"`
+	// What the kernel saw: the declaration, or the sandbox's refusal (e.g. "Read-only file
+	// system" on a path).
+	Detail        string `protobuf:"bytes,3,opt,name=detail,proto3" json:"detail,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SandboxFailure) Reset() {
+	*x = SandboxFailure{}
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SandboxFailure) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SandboxFailure) ProtoMessage() {}
+
+func (x *SandboxFailure) ProtoReflect() protoreflect.Message {
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SandboxFailure.ProtoReflect.Descriptor instead.
+func (*SandboxFailure) Descriptor() ([]byte, []int) {
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SandboxFailure) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *SandboxFailure) GetRequiredExpansion() *v1.BoundaryExpansion {
+	if x != nil {
+		return x.RequiredExpansion
+	}
+	return nil
+}
+
+func (x *SandboxFailure) GetDetail() string {
+	if x != nil {
+		return x.Detail
+	}
+	return ""
+}
+
 // ToolOutputTruncation is the kernel's exact record of what it left out of a tool call's
 // output. The kernel keeps each stream's first bytes up to the budget (--tool-output-budget-bytes
 // per stream), exactly as printed (decoded as UTF-8 at character boundaries), and counts the
@@ -1680,7 +1799,7 @@ type ToolOutputTruncation struct {
 
 func (x *ToolOutputTruncation) Reset() {
 	*x = ToolOutputTruncation{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1692,7 +1811,7 @@ func (x *ToolOutputTruncation) String() string {
 func (*ToolOutputTruncation) ProtoMessage() {}
 
 func (x *ToolOutputTruncation) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[11]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1705,7 +1824,7 @@ func (x *ToolOutputTruncation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ToolOutputTruncation.ProtoReflect.Descriptor instead.
 func (*ToolOutputTruncation) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{11}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ToolOutputTruncation) GetStdoutBytesKept() int64 {
@@ -1761,14 +1880,23 @@ type SandboxBoundaryRequest struct {
 	// Where it would run.
 	Cwd string `protobuf:"bytes,3,opt,name=cwd,proto3" json:"cwd,omitempty"`
 	// Why the agent asks.
-	Reason        string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The expansion of the session's boundary the command needs (file-system entries and/or the
+	// network); unset for a per-command approval that widens nothing. allow_once grants it to
+	// the next run of this call only, allow_session adds it to the session's boundary (a new
+	// revision), deny grants nothing.
+	Expansion *v1.BoundaryExpansion `protobuf:"bytes,5,opt,name=expansion,proto3" json:"expansion,omitempty"`
+	// Why the agent needs the expansion (its own words, at most 4096 bytes).
+	Justification string `protobuf:"bytes,6,opt,name=justification,proto3" json:"justification,omitempty"`
+	// The revision of the session's boundary the request was computed against.
+	BaseRevision  int64 `protobuf:"varint,7,opt,name=base_revision,json=baseRevision,proto3" json:"base_revision,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SandboxBoundaryRequest) Reset() {
 	*x = SandboxBoundaryRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1780,7 +1908,7 @@ func (x *SandboxBoundaryRequest) String() string {
 func (*SandboxBoundaryRequest) ProtoMessage() {}
 
 func (x *SandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[12]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1793,7 +1921,7 @@ func (x *SandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SandboxBoundaryRequest.ProtoReflect.Descriptor instead.
 func (*SandboxBoundaryRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{12}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SandboxBoundaryRequest) GetRequestId() string {
@@ -1824,6 +1952,27 @@ func (x *SandboxBoundaryRequest) GetReason() string {
 	return ""
 }
 
+func (x *SandboxBoundaryRequest) GetExpansion() *v1.BoundaryExpansion {
+	if x != nil {
+		return x.Expansion
+	}
+	return nil
+}
+
+func (x *SandboxBoundaryRequest) GetJustification() string {
+	if x != nil {
+		return x.Justification
+	}
+	return ""
+}
+
+func (x *SandboxBoundaryRequest) GetBaseRevision() int64 {
+	if x != nil {
+		return x.BaseRevision
+	}
+	return 0
+}
+
 // UserQuestionRequest asks the user a question; answer it with RespondToUserQuestion.
 type UserQuestionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1839,7 +1988,7 @@ type UserQuestionRequest struct {
 
 func (x *UserQuestionRequest) Reset() {
 	*x = UserQuestionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1851,7 +2000,7 @@ func (x *UserQuestionRequest) String() string {
 func (*UserQuestionRequest) ProtoMessage() {}
 
 func (x *UserQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[13]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1864,7 +2013,7 @@ func (x *UserQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserQuestionRequest.ProtoReflect.Descriptor instead.
 func (*UserQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{13}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UserQuestionRequest) GetRequestId() string {
@@ -1907,7 +2056,7 @@ type InteractionResolved struct {
 
 func (x *InteractionResolved) Reset() {
 	*x = InteractionResolved{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1919,7 +2068,7 @@ func (x *InteractionResolved) String() string {
 func (*InteractionResolved) ProtoMessage() {}
 
 func (x *InteractionResolved) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[14]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1932,7 +2081,7 @@ func (x *InteractionResolved) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InteractionResolved.ProtoReflect.Descriptor instead.
 func (*InteractionResolved) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{14}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *InteractionResolved) GetRequestId() string {
@@ -1985,7 +2134,7 @@ type TurnState struct {
 
 func (x *TurnState) Reset() {
 	*x = TurnState{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1997,7 +2146,7 @@ func (x *TurnState) String() string {
 func (*TurnState) ProtoMessage() {}
 
 func (x *TurnState) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[15]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2010,7 +2159,7 @@ func (x *TurnState) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnState.ProtoReflect.Descriptor instead.
 func (*TurnState) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{15}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TurnState) GetStatus() TurnStatus {
@@ -2045,7 +2194,7 @@ type Complete struct {
 
 func (x *Complete) Reset() {
 	*x = Complete{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2206,7 @@ func (x *Complete) String() string {
 func (*Complete) ProtoMessage() {}
 
 func (x *Complete) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[16]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2219,7 @@ func (x *Complete) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Complete.ProtoReflect.Descriptor instead.
 func (*Complete) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{16}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Complete) GetStopReason() string {
@@ -2093,7 +2242,7 @@ type TurnError struct {
 
 func (x *TurnError) Reset() {
 	*x = TurnError{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2105,7 +2254,7 @@ func (x *TurnError) String() string {
 func (*TurnError) ProtoMessage() {}
 
 func (x *TurnError) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[17]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2118,7 +2267,7 @@ func (x *TurnError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnError.ProtoReflect.Descriptor instead.
 func (*TurnError) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{17}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TurnError) GetMessage() string {
@@ -2172,7 +2321,7 @@ type SessionEvent struct {
 
 func (x *SessionEvent) Reset() {
 	*x = SessionEvent{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2184,7 +2333,7 @@ func (x *SessionEvent) String() string {
 func (*SessionEvent) ProtoMessage() {}
 
 func (x *SessionEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[18]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2197,7 +2346,7 @@ func (x *SessionEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionEvent.ProtoReflect.Descriptor instead.
 func (*SessionEvent) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{18}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SessionEvent) GetSeq() int64 {
@@ -2479,13 +2628,17 @@ type CreateSessionRequest struct {
 	// Settings for the backend: at most 64 entries, keys at most 128 bytes, values at most
 	// 64 KiB, 256 KiB in all.
 	BackendOptions map[string]string `protobuf:"bytes,11,rep,name=backend_options,json=backendOptions,proto3" json:"backend_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The session's permission profile: READ_ONLY, WORKSPACE_WRITE (unset: the default) or
+	// DANGER_FULL_ACCESS (no sandbox: an explicit opt-in, shown on the session and on every tool
+	// result). Fixed for the session's life; only approvals widen its boundary.
+	Profile       v1.PermissionProfile `protobuf:"varint,12,opt,name=profile,proto3,enum=maka.resource.v1.PermissionProfile" json:"profile,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateSessionRequest) Reset() {
 	*x = CreateSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2497,7 +2650,7 @@ func (x *CreateSessionRequest) String() string {
 func (*CreateSessionRequest) ProtoMessage() {}
 
 func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[19]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2510,7 +2663,7 @@ func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionRequest.ProtoReflect.Descriptor instead.
 func (*CreateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{19}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateSessionRequest) GetSessionId() string {
@@ -2590,6 +2743,13 @@ func (x *CreateSessionRequest) GetBackendOptions() map[string]string {
 	return nil
 }
 
+func (x *CreateSessionRequest) GetProfile() v1.PermissionProfile {
+	if x != nil {
+		return x.Profile
+	}
+	return v1.PermissionProfile(0)
+}
+
 // CreateSessionResponse returns the new session.
 type CreateSessionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2601,7 +2761,7 @@ type CreateSessionResponse struct {
 
 func (x *CreateSessionResponse) Reset() {
 	*x = CreateSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2613,7 +2773,7 @@ func (x *CreateSessionResponse) String() string {
 func (*CreateSessionResponse) ProtoMessage() {}
 
 func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[20]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2626,7 +2786,7 @@ func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionResponse.ProtoReflect.Descriptor instead.
 func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{20}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateSessionResponse) GetSession() *Session {
@@ -2647,7 +2807,7 @@ type GetSessionRequest struct {
 
 func (x *GetSessionRequest) Reset() {
 	*x = GetSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2659,7 +2819,7 @@ func (x *GetSessionRequest) String() string {
 func (*GetSessionRequest) ProtoMessage() {}
 
 func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[21]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2672,7 +2832,7 @@ func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{21}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetSessionRequest) GetSessionId() string {
@@ -2693,7 +2853,7 @@ type GetSessionResponse struct {
 
 func (x *GetSessionResponse) Reset() {
 	*x = GetSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2705,7 +2865,7 @@ func (x *GetSessionResponse) String() string {
 func (*GetSessionResponse) ProtoMessage() {}
 
 func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[22]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2718,7 +2878,7 @@ func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
 func (*GetSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{22}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetSessionResponse) GetSession() *Session {
@@ -2749,7 +2909,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2761,7 +2921,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[23]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2774,7 +2934,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{23}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListSessionsRequest) GetPageSize() int32 {
@@ -2819,7 +2979,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2831,7 +2991,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[24]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2844,7 +3004,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{24}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*Session {
@@ -2872,7 +3032,7 @@ type Labels struct {
 
 func (x *Labels) Reset() {
 	*x = Labels{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2884,7 +3044,7 @@ func (x *Labels) String() string {
 func (*Labels) ProtoMessage() {}
 
 func (x *Labels) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[25]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2897,7 +3057,7 @@ func (x *Labels) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Labels.ProtoReflect.Descriptor instead.
 func (*Labels) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{25}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Labels) GetValues() []string {
@@ -2935,7 +3095,7 @@ type UpdateSessionRequest struct {
 
 func (x *UpdateSessionRequest) Reset() {
 	*x = UpdateSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2947,7 +3107,7 @@ func (x *UpdateSessionRequest) String() string {
 func (*UpdateSessionRequest) ProtoMessage() {}
 
 func (x *UpdateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[26]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2960,7 +3120,7 @@ func (x *UpdateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSessionRequest.ProtoReflect.Descriptor instead.
 func (*UpdateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{26}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *UpdateSessionRequest) GetSessionId() string {
@@ -3037,7 +3197,7 @@ type UpdateSessionResponse struct {
 
 func (x *UpdateSessionResponse) Reset() {
 	*x = UpdateSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3209,7 @@ func (x *UpdateSessionResponse) String() string {
 func (*UpdateSessionResponse) ProtoMessage() {}
 
 func (x *UpdateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[27]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3222,7 @@ func (x *UpdateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateSessionResponse.ProtoReflect.Descriptor instead.
 func (*UpdateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{27}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UpdateSessionResponse) GetSession() *Session {
@@ -3083,7 +3243,7 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) Reset() {
 	*x = DeleteSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3095,7 +3255,7 @@ func (x *DeleteSessionRequest) String() string {
 func (*DeleteSessionRequest) ProtoMessage() {}
 
 func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[28]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3108,7 +3268,7 @@ func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{28}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *DeleteSessionRequest) GetSessionId() string {
@@ -3127,7 +3287,7 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) Reset() {
 	*x = DeleteSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3139,7 +3299,7 @@ func (x *DeleteSessionResponse) String() string {
 func (*DeleteSessionResponse) ProtoMessage() {}
 
 func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[29]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3152,7 +3312,7 @@ func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{29}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{30}
 }
 
 // ReadMessagesRequest asks for stored log entries.
@@ -3173,7 +3333,7 @@ type ReadMessagesRequest struct {
 
 func (x *ReadMessagesRequest) Reset() {
 	*x = ReadMessagesRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3185,7 +3345,7 @@ func (x *ReadMessagesRequest) String() string {
 func (*ReadMessagesRequest) ProtoMessage() {}
 
 func (x *ReadMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[30]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3198,7 +3358,7 @@ func (x *ReadMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadMessagesRequest.ProtoReflect.Descriptor instead.
 func (*ReadMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{30}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ReadMessagesRequest) GetSessionId() string {
@@ -3234,7 +3394,7 @@ type ReadMessagesResponse struct {
 
 func (x *ReadMessagesResponse) Reset() {
 	*x = ReadMessagesResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3246,7 +3406,7 @@ func (x *ReadMessagesResponse) String() string {
 func (*ReadMessagesResponse) ProtoMessage() {}
 
 func (x *ReadMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[31]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3259,7 +3419,7 @@ func (x *ReadMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReadMessagesResponse.ProtoReflect.Descriptor instead.
 func (*ReadMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{31}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ReadMessagesResponse) GetEvents() []*SessionEvent {
@@ -3286,7 +3446,7 @@ type ListTurnsRequest struct {
 
 func (x *ListTurnsRequest) Reset() {
 	*x = ListTurnsRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3298,7 +3458,7 @@ func (x *ListTurnsRequest) String() string {
 func (*ListTurnsRequest) ProtoMessage() {}
 
 func (x *ListTurnsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[32]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3311,7 +3471,7 @@ func (x *ListTurnsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTurnsRequest.ProtoReflect.Descriptor instead.
 func (*ListTurnsRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{32}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ListTurnsRequest) GetSessionId() string {
@@ -3348,7 +3508,7 @@ type ListTurnsResponse struct {
 
 func (x *ListTurnsResponse) Reset() {
 	*x = ListTurnsResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3360,7 +3520,7 @@ func (x *ListTurnsResponse) String() string {
 func (*ListTurnsResponse) ProtoMessage() {}
 
 func (x *ListTurnsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[33]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3373,7 +3533,7 @@ func (x *ListTurnsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTurnsResponse.ProtoReflect.Descriptor instead.
 func (*ListTurnsResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{33}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListTurnsResponse) GetTurns() []*Turn {
@@ -3406,7 +3566,7 @@ type StartTurnRequest struct {
 
 func (x *StartTurnRequest) Reset() {
 	*x = StartTurnRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3418,7 +3578,7 @@ func (x *StartTurnRequest) String() string {
 func (*StartTurnRequest) ProtoMessage() {}
 
 func (x *StartTurnRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[34]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3431,7 +3591,7 @@ func (x *StartTurnRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTurnRequest.ProtoReflect.Descriptor instead.
 func (*StartTurnRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{34}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StartTurnRequest) GetSessionId() string {
@@ -3466,7 +3626,7 @@ type StartTurnResponse struct {
 
 func (x *StartTurnResponse) Reset() {
 	*x = StartTurnResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3478,7 +3638,7 @@ func (x *StartTurnResponse) String() string {
 func (*StartTurnResponse) ProtoMessage() {}
 
 func (x *StartTurnResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[35]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3491,7 +3651,7 @@ func (x *StartTurnResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTurnResponse.ProtoReflect.Descriptor instead.
 func (*StartTurnResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{35}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StartTurnResponse) GetEvent() *SessionEvent {
@@ -3524,7 +3684,7 @@ type StopSessionRequest struct {
 
 func (x *StopSessionRequest) Reset() {
 	*x = StopSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3536,7 +3696,7 @@ func (x *StopSessionRequest) String() string {
 func (*StopSessionRequest) ProtoMessage() {}
 
 func (x *StopSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[36]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3549,7 +3709,7 @@ func (x *StopSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopSessionRequest.ProtoReflect.Descriptor instead.
 func (*StopSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{36}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *StopSessionRequest) GetSessionId() string {
@@ -3597,7 +3757,7 @@ type StopSessionResponse struct {
 
 func (x *StopSessionResponse) Reset() {
 	*x = StopSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3609,7 +3769,7 @@ func (x *StopSessionResponse) String() string {
 func (*StopSessionResponse) ProtoMessage() {}
 
 func (x *StopSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[37]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3622,7 +3782,7 @@ func (x *StopSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopSessionResponse.ProtoReflect.Descriptor instead.
 func (*StopSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{37}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *StopSessionResponse) GetTurnId() string {
@@ -3684,7 +3844,7 @@ type Interaction struct {
 
 func (x *Interaction) Reset() {
 	*x = Interaction{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3696,7 +3856,7 @@ func (x *Interaction) String() string {
 func (*Interaction) ProtoMessage() {}
 
 func (x *Interaction) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[38]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3709,7 +3869,7 @@ func (x *Interaction) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Interaction.ProtoReflect.Descriptor instead.
 func (*Interaction) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{38}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *Interaction) GetSessionId() string {
@@ -3852,7 +4012,7 @@ type ListInteractionsRequest struct {
 
 func (x *ListInteractionsRequest) Reset() {
 	*x = ListInteractionsRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3864,7 +4024,7 @@ func (x *ListInteractionsRequest) String() string {
 func (*ListInteractionsRequest) ProtoMessage() {}
 
 func (x *ListInteractionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[39]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3877,7 +4037,7 @@ func (x *ListInteractionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInteractionsRequest.ProtoReflect.Descriptor instead.
 func (*ListInteractionsRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{39}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListInteractionsRequest) GetSessionId() string {
@@ -3922,7 +4082,7 @@ type ListInteractionsResponse struct {
 
 func (x *ListInteractionsResponse) Reset() {
 	*x = ListInteractionsResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3934,7 +4094,7 @@ func (x *ListInteractionsResponse) String() string {
 func (*ListInteractionsResponse) ProtoMessage() {}
 
 func (x *ListInteractionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[40]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3947,7 +4107,7 @@ func (x *ListInteractionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListInteractionsResponse.ProtoReflect.Descriptor instead.
 func (*ListInteractionsResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{40}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *ListInteractionsResponse) GetInteractions() []*Interaction {
@@ -3981,7 +4141,7 @@ type RespondToSandboxBoundaryRequest struct {
 
 func (x *RespondToSandboxBoundaryRequest) Reset() {
 	*x = RespondToSandboxBoundaryRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3993,7 +4153,7 @@ func (x *RespondToSandboxBoundaryRequest) String() string {
 func (*RespondToSandboxBoundaryRequest) ProtoMessage() {}
 
 func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[41]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4006,7 +4166,7 @@ func (x *RespondToSandboxBoundaryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToSandboxBoundaryRequest.ProtoReflect.Descriptor instead.
 func (*RespondToSandboxBoundaryRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{41}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RespondToSandboxBoundaryRequest) GetSessionId() string {
@@ -4048,7 +4208,7 @@ type RespondToSandboxBoundaryResponse struct {
 
 func (x *RespondToSandboxBoundaryResponse) Reset() {
 	*x = RespondToSandboxBoundaryResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4060,7 +4220,7 @@ func (x *RespondToSandboxBoundaryResponse) String() string {
 func (*RespondToSandboxBoundaryResponse) ProtoMessage() {}
 
 func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[42]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4073,7 +4233,7 @@ func (x *RespondToSandboxBoundaryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToSandboxBoundaryResponse.ProtoReflect.Descriptor instead.
 func (*RespondToSandboxBoundaryResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{42}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RespondToSandboxBoundaryResponse) GetInteraction() *Interaction {
@@ -4099,7 +4259,7 @@ type RespondToUserQuestionRequest struct {
 
 func (x *RespondToUserQuestionRequest) Reset() {
 	*x = RespondToUserQuestionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4111,7 +4271,7 @@ func (x *RespondToUserQuestionRequest) String() string {
 func (*RespondToUserQuestionRequest) ProtoMessage() {}
 
 func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[43]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4124,7 +4284,7 @@ func (x *RespondToUserQuestionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToUserQuestionRequest.ProtoReflect.Descriptor instead.
 func (*RespondToUserQuestionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{43}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RespondToUserQuestionRequest) GetSessionId() string {
@@ -4159,7 +4319,7 @@ type RespondToUserQuestionResponse struct {
 
 func (x *RespondToUserQuestionResponse) Reset() {
 	*x = RespondToUserQuestionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4171,7 +4331,7 @@ func (x *RespondToUserQuestionResponse) String() string {
 func (*RespondToUserQuestionResponse) ProtoMessage() {}
 
 func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[44]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4184,7 +4344,7 @@ func (x *RespondToUserQuestionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RespondToUserQuestionResponse.ProtoReflect.Descriptor instead.
 func (*RespondToUserQuestionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{44}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RespondToUserQuestionResponse) GetInteraction() *Interaction {
@@ -4213,7 +4373,7 @@ type SendMessageRequest struct {
 
 func (x *SendMessageRequest) Reset() {
 	*x = SendMessageRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4225,7 +4385,7 @@ func (x *SendMessageRequest) String() string {
 func (*SendMessageRequest) ProtoMessage() {}
 
 func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[45]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4238,7 +4398,7 @@ func (x *SendMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageRequest.ProtoReflect.Descriptor instead.
 func (*SendMessageRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{45}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *SendMessageRequest) GetSessionId() string {
@@ -4275,7 +4435,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4287,7 +4447,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[46]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4300,7 +4460,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{46}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *SendMessageResponse) GetMessageId() string {
@@ -4332,7 +4492,7 @@ type WatchSessionRequest struct {
 
 func (x *WatchSessionRequest) Reset() {
 	*x = WatchSessionRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4344,7 +4504,7 @@ func (x *WatchSessionRequest) String() string {
 func (*WatchSessionRequest) ProtoMessage() {}
 
 func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[47]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4357,7 +4517,7 @@ func (x *WatchSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionRequest.ProtoReflect.Descriptor instead.
 func (*WatchSessionRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{47}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *WatchSessionRequest) GetSessionId() string {
@@ -4385,7 +4545,7 @@ type WatchSessionResponse struct {
 
 func (x *WatchSessionResponse) Reset() {
 	*x = WatchSessionResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4397,7 +4557,7 @@ func (x *WatchSessionResponse) String() string {
 func (*WatchSessionResponse) ProtoMessage() {}
 
 func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[48]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4410,7 +4570,7 @@ func (x *WatchSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchSessionResponse.ProtoReflect.Descriptor instead.
 func (*WatchSessionResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{48}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *WatchSessionResponse) GetEvent() *SessionEvent {
@@ -4429,7 +4589,7 @@ type ShutdownRequest struct {
 
 func (x *ShutdownRequest) Reset() {
 	*x = ShutdownRequest{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4441,7 +4601,7 @@ func (x *ShutdownRequest) String() string {
 func (*ShutdownRequest) ProtoMessage() {}
 
 func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[49]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4454,7 +4614,7 @@ func (x *ShutdownRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownRequest.ProtoReflect.Descriptor instead.
 func (*ShutdownRequest) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{49}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{50}
 }
 
 // DrainedTurn is what a shutdown did to one running turn.
@@ -4474,7 +4634,7 @@ type DrainedTurn struct {
 
 func (x *DrainedTurn) Reset() {
 	*x = DrainedTurn{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4486,7 +4646,7 @@ func (x *DrainedTurn) String() string {
 func (*DrainedTurn) ProtoMessage() {}
 
 func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[50]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4499,7 +4659,7 @@ func (x *DrainedTurn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrainedTurn.ProtoReflect.Descriptor instead.
 func (*DrainedTurn) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{50}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *DrainedTurn) GetSessionId() string {
@@ -4549,7 +4709,7 @@ type ResourceShutdown struct {
 
 func (x *ResourceShutdown) Reset() {
 	*x = ResourceShutdown{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4561,7 +4721,7 @@ func (x *ResourceShutdown) String() string {
 func (*ResourceShutdown) ProtoMessage() {}
 
 func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[51]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4574,7 +4734,7 @@ func (x *ResourceShutdown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResourceShutdown.ProtoReflect.Descriptor instead.
 func (*ResourceShutdown) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{51}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ResourceShutdown) GetAttempted() bool {
@@ -4625,7 +4785,7 @@ type ShutdownResponse struct {
 
 func (x *ShutdownResponse) Reset() {
 	*x = ShutdownResponse{}
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[52]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4637,7 +4797,7 @@ func (x *ShutdownResponse) String() string {
 func (*ShutdownResponse) ProtoMessage() {}
 
 func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[52]
+	mi := &file_maka_kernel_v1_kernel_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4650,7 +4810,7 @@ func (x *ShutdownResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShutdownResponse.ProtoReflect.Descriptor instead.
 func (*ShutdownResponse) Descriptor() ([]byte, []int) {
-	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{52}
+	return file_maka_kernel_v1_kernel_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ShutdownResponse) GetTurns() []*DrainedTurn {
@@ -4671,7 +4831,7 @@ var File_maka_kernel_v1_kernel_proto protoreflect.FileDescriptor
 
 const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\n" +
-	"\x1bmaka/kernel/v1/kernel.proto\x12\x0emaka.kernel.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
+	"\x1bmaka/kernel/v1/kernel.proto\x12\x0emaka.kernel.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1emaka/resource/v1/sandbox.proto\"\x16\n" +
 	"\x14GetServerInfoRequest\"\xae\x03\n" +
 	"\x15GetServerInfoResponse\x12\x18\n" +
 	"\aservice\x18\x01 \x01(\tR\aservice\x12\x18\n" +
@@ -4687,7 +4847,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\tauth_mode\x18\n" +
 	" \x01(\tR\bauthMode\x12\x1c\n" +
 	"\tprincipal\x18\v \x01(\tR\tprincipal\x12'\n" +
-	"\x0fprincipal_roles\x18\f \x03(\tR\x0eprincipalRoles\"\x9f\a\n" +
+	"\x0fprincipal_roles\x18\f \x03(\tR\x0eprincipalRoles\"\xe0\a\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12%\n" +
 	"\x0eworkspace_root\x18\x02 \x01(\tR\rworkspaceRoot\x12\x10\n" +
@@ -4713,7 +4873,8 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x0fpermission_mode\x18\x12 \x01(\x0e2\x1e.maka.kernel.v1.PermissionModeR\x0epermissionMode\x12%\n" +
 	"\x0eschema_version\x18\x13 \x01(\x05R\rschemaVersion\x12T\n" +
 	"\x0fbackend_options\x18\x14 \x03(\v2+.maka.kernel.v1.Session.BackendOptionsEntryR\x0ebackendOptions\x12\x14\n" +
-	"\x05owner\x18\x15 \x01(\tR\x05owner\x1aA\n" +
+	"\x05owner\x18\x15 \x01(\tR\x05owner\x12?\n" +
+	"\bboundary\x18\x16 \x01(\v2#.maka.resource.v1.ExecutionBoundaryR\bboundary\x1aA\n" +
 	"\x13BackendOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x99\x02\n" +
@@ -4752,7 +4913,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
 	"toolCallId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x128\n" +
-	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xf0\x01\n" +
+	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xa5\x03\n" +
 	"\n" +
 	"ToolResult\x12 \n" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
@@ -4763,22 +4924,32 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\texit_code\x18\x05 \x01(\x05H\x00R\bexitCode\x88\x01\x01\x12D\n" +
 	"\n" +
 	"truncation\x18\x06 \x01(\v2$.maka.kernel.v1.ToolOutputTruncationR\n" +
-	"truncationB\f\n" +
+	"truncation\x12=\n" +
+	"\aprofile\x18\a \x01(\x0e2#.maka.resource.v1.PermissionProfileR\aprofile\x12+\n" +
+	"\x11boundary_revision\x18\b \x01(\x03R\x10boundaryRevision\x12G\n" +
+	"\x0fsandbox_failure\x18\t \x01(\v2\x1e.maka.kernel.v1.SandboxFailureR\x0esandboxFailureB\f\n" +
 	"\n" +
-	"_exit_code\"\x8e\x02\n" +
+	"_exit_code\"\x94\x01\n" +
+	"\x0eSandboxFailure\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\x12R\n" +
+	"\x12required_expansion\x18\x02 \x01(\v2#.maka.resource.v1.BoundaryExpansionR\x11requiredExpansion\x12\x16\n" +
+	"\x06detail\x18\x03 \x01(\tR\x06detail\"\x8e\x02\n" +
 	"\x14ToolOutputTruncation\x12*\n" +
 	"\x11stdout_bytes_kept\x18\x01 \x01(\x03R\x0fstdoutBytesKept\x120\n" +
 	"\x14stdout_bytes_omitted\x18\x02 \x01(\x03R\x12stdoutBytesOmitted\x12*\n" +
 	"\x11stderr_bytes_kept\x18\x03 \x01(\x03R\x0fstderrBytesKept\x120\n" +
 	"\x14stderr_bytes_omitted\x18\x04 \x01(\x03R\x12stderrBytesOmitted\x12!\n" +
 	"\fbudget_bytes\x18\x05 \x01(\x03R\vbudgetBytes\x12\x17\n" +
-	"\arun_ref\x18\x06 \x01(\tR\x06runRef\"{\n" +
+	"\arun_ref\x18\x06 \x01(\tR\x06runRef\"\x89\x02\n" +
 	"\x16SandboxBoundaryRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x18\n" +
 	"\acommand\x18\x02 \x01(\tR\acommand\x12\x10\n" +
 	"\x03cwd\x18\x03 \x01(\tR\x03cwd\x12\x16\n" +
-	"\x06reason\x18\x04 \x01(\tR\x06reason\"j\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12A\n" +
+	"\texpansion\x18\x05 \x01(\v2#.maka.resource.v1.BoundaryExpansionR\texpansion\x12$\n" +
+	"\rjustification\x18\x06 \x01(\tR\rjustification\x12#\n" +
+	"\rbase_revision\x18\a \x01(\x03R\fbaseRevision\"j\n" +
 	"\x13UserQuestionRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x1a\n" +
@@ -4826,7 +4997,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"turn_state\x18\x14 \x01(\v2\x19.maka.kernel.v1.TurnStateH\x00R\tturnState\x126\n" +
 	"\bcomplete\x18\x15 \x01(\v2\x18.maka.kernel.v1.CompleteH\x00R\bcomplete\x121\n" +
 	"\x05error\x18\x16 \x01(\v2\x19.maka.kernel.v1.TurnErrorH\x00R\x05errorB\a\n" +
-	"\x05event\"\x96\x04\n" +
+	"\x05event\"\xd5\x04\n" +
 	"\x14CreateSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12%\n" +
@@ -4840,7 +5011,8 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x13llm_connection_slug\x18\t \x01(\tR\x11llmConnectionSlug\x12+\n" +
 	"\x11connection_locked\x18\n" +
 	" \x01(\bR\x10connectionLocked\x12a\n" +
-	"\x0fbackend_options\x18\v \x03(\v28.maka.kernel.v1.CreateSessionRequest.BackendOptionsEntryR\x0ebackendOptions\x1aA\n" +
+	"\x0fbackend_options\x18\v \x03(\v28.maka.kernel.v1.CreateSessionRequest.BackendOptionsEntryR\x0ebackendOptions\x12=\n" +
+	"\aprofile\x18\f \x01(\x0e2#.maka.resource.v1.PermissionProfileR\aprofile\x1aA\n" +
 	"\x13BackendOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"J\n" +
@@ -5016,7 +5188,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x13TURN_STATUS_RUNNING\x10\x01\x12\x19\n" +
 	"\x15TURN_STATUS_COMPLETED\x10\x02\x12\x17\n" +
 	"\x13TURN_STATUS_ABORTED\x10\x03\x12\x16\n" +
-	"\x12TURN_STATUS_FAILED\x10\x04*\xe3\x02\n" +
+	"\x12TURN_STATUS_FAILED\x10\x04*\x8a\x03\n" +
 	"\x0eSystemNoteKind\x12 \n" +
 	"\x1cSYSTEM_NOTE_KIND_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eSYSTEM_NOTE_KIND_SESSION_START\x10\x01\x12#\n" +
@@ -5027,7 +5199,9 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"!SYSTEM_NOTE_KIND_MESSAGE_REJECTED\x10\x06\x12\x1b\n" +
 	"\x17SYSTEM_NOTE_KIND_DENIED\x10\a\x12$\n" +
 	" SYSTEM_NOTE_KIND_RUN_UNCONFIRMED\x10\b\x12\"\n" +
-	"\x1eSYSTEM_NOTE_KIND_RUN_CONFIRMED\x10\t*t\n" +
+	"\x1eSYSTEM_NOTE_KIND_RUN_CONFIRMED\x10\t\x12%\n" +
+	"!SYSTEM_NOTE_KIND_BOUNDARY_WIDENED\x10\n" +
+	"*t\n" +
 	"\x10ToolOutputStream\x12\"\n" +
 	"\x1eTOOL_OUTPUT_STREAM_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19TOOL_OUTPUT_STREAM_STDOUT\x10\x01\x12\x1d\n" +
@@ -5097,7 +5271,7 @@ func file_maka_kernel_v1_kernel_proto_rawDescGZIP() []byte {
 }
 
 var file_maka_kernel_v1_kernel_proto_enumTypes = make([]protoimpl.EnumInfo, 11)
-var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_maka_kernel_v1_kernel_proto_msgTypes = make([]protoimpl.MessageInfo, 56)
 var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(SessionStatus)(0),                       // 0: maka.kernel.v1.SessionStatus
 	(PermissionMode)(0),                      // 1: maka.kernel.v1.PermissionMode
@@ -5121,149 +5295,159 @@ var file_maka_kernel_v1_kernel_proto_goTypes = []any{
 	(*ToolCall)(nil),                         // 19: maka.kernel.v1.ToolCall
 	(*ToolOutput)(nil),                       // 20: maka.kernel.v1.ToolOutput
 	(*ToolResult)(nil),                       // 21: maka.kernel.v1.ToolResult
-	(*ToolOutputTruncation)(nil),             // 22: maka.kernel.v1.ToolOutputTruncation
-	(*SandboxBoundaryRequest)(nil),           // 23: maka.kernel.v1.SandboxBoundaryRequest
-	(*UserQuestionRequest)(nil),              // 24: maka.kernel.v1.UserQuestionRequest
-	(*InteractionResolved)(nil),              // 25: maka.kernel.v1.InteractionResolved
-	(*TurnState)(nil),                        // 26: maka.kernel.v1.TurnState
-	(*Complete)(nil),                         // 27: maka.kernel.v1.Complete
-	(*TurnError)(nil),                        // 28: maka.kernel.v1.TurnError
-	(*SessionEvent)(nil),                     // 29: maka.kernel.v1.SessionEvent
-	(*CreateSessionRequest)(nil),             // 30: maka.kernel.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),            // 31: maka.kernel.v1.CreateSessionResponse
-	(*GetSessionRequest)(nil),                // 32: maka.kernel.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),               // 33: maka.kernel.v1.GetSessionResponse
-	(*ListSessionsRequest)(nil),              // 34: maka.kernel.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),             // 35: maka.kernel.v1.ListSessionsResponse
-	(*Labels)(nil),                           // 36: maka.kernel.v1.Labels
-	(*UpdateSessionRequest)(nil),             // 37: maka.kernel.v1.UpdateSessionRequest
-	(*UpdateSessionResponse)(nil),            // 38: maka.kernel.v1.UpdateSessionResponse
-	(*DeleteSessionRequest)(nil),             // 39: maka.kernel.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),            // 40: maka.kernel.v1.DeleteSessionResponse
-	(*ReadMessagesRequest)(nil),              // 41: maka.kernel.v1.ReadMessagesRequest
-	(*ReadMessagesResponse)(nil),             // 42: maka.kernel.v1.ReadMessagesResponse
-	(*ListTurnsRequest)(nil),                 // 43: maka.kernel.v1.ListTurnsRequest
-	(*ListTurnsResponse)(nil),                // 44: maka.kernel.v1.ListTurnsResponse
-	(*StartTurnRequest)(nil),                 // 45: maka.kernel.v1.StartTurnRequest
-	(*StartTurnResponse)(nil),                // 46: maka.kernel.v1.StartTurnResponse
-	(*StopSessionRequest)(nil),               // 47: maka.kernel.v1.StopSessionRequest
-	(*StopSessionResponse)(nil),              // 48: maka.kernel.v1.StopSessionResponse
-	(*Interaction)(nil),                      // 49: maka.kernel.v1.Interaction
-	(*ListInteractionsRequest)(nil),          // 50: maka.kernel.v1.ListInteractionsRequest
-	(*ListInteractionsResponse)(nil),         // 51: maka.kernel.v1.ListInteractionsResponse
-	(*RespondToSandboxBoundaryRequest)(nil),  // 52: maka.kernel.v1.RespondToSandboxBoundaryRequest
-	(*RespondToSandboxBoundaryResponse)(nil), // 53: maka.kernel.v1.RespondToSandboxBoundaryResponse
-	(*RespondToUserQuestionRequest)(nil),     // 54: maka.kernel.v1.RespondToUserQuestionRequest
-	(*RespondToUserQuestionResponse)(nil),    // 55: maka.kernel.v1.RespondToUserQuestionResponse
-	(*SendMessageRequest)(nil),               // 56: maka.kernel.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),              // 57: maka.kernel.v1.SendMessageResponse
-	(*WatchSessionRequest)(nil),              // 58: maka.kernel.v1.WatchSessionRequest
-	(*WatchSessionResponse)(nil),             // 59: maka.kernel.v1.WatchSessionResponse
-	(*ShutdownRequest)(nil),                  // 60: maka.kernel.v1.ShutdownRequest
-	(*DrainedTurn)(nil),                      // 61: maka.kernel.v1.DrainedTurn
-	(*ResourceShutdown)(nil),                 // 62: maka.kernel.v1.ResourceShutdown
-	(*ShutdownResponse)(nil),                 // 63: maka.kernel.v1.ShutdownResponse
-	nil,                                      // 64: maka.kernel.v1.Session.BackendOptionsEntry
-	nil,                                      // 65: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	(*timestamppb.Timestamp)(nil),            // 66: google.protobuf.Timestamp
+	(*SandboxFailure)(nil),                   // 22: maka.kernel.v1.SandboxFailure
+	(*ToolOutputTruncation)(nil),             // 23: maka.kernel.v1.ToolOutputTruncation
+	(*SandboxBoundaryRequest)(nil),           // 24: maka.kernel.v1.SandboxBoundaryRequest
+	(*UserQuestionRequest)(nil),              // 25: maka.kernel.v1.UserQuestionRequest
+	(*InteractionResolved)(nil),              // 26: maka.kernel.v1.InteractionResolved
+	(*TurnState)(nil),                        // 27: maka.kernel.v1.TurnState
+	(*Complete)(nil),                         // 28: maka.kernel.v1.Complete
+	(*TurnError)(nil),                        // 29: maka.kernel.v1.TurnError
+	(*SessionEvent)(nil),                     // 30: maka.kernel.v1.SessionEvent
+	(*CreateSessionRequest)(nil),             // 31: maka.kernel.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),            // 32: maka.kernel.v1.CreateSessionResponse
+	(*GetSessionRequest)(nil),                // 33: maka.kernel.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),               // 34: maka.kernel.v1.GetSessionResponse
+	(*ListSessionsRequest)(nil),              // 35: maka.kernel.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),             // 36: maka.kernel.v1.ListSessionsResponse
+	(*Labels)(nil),                           // 37: maka.kernel.v1.Labels
+	(*UpdateSessionRequest)(nil),             // 38: maka.kernel.v1.UpdateSessionRequest
+	(*UpdateSessionResponse)(nil),            // 39: maka.kernel.v1.UpdateSessionResponse
+	(*DeleteSessionRequest)(nil),             // 40: maka.kernel.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),            // 41: maka.kernel.v1.DeleteSessionResponse
+	(*ReadMessagesRequest)(nil),              // 42: maka.kernel.v1.ReadMessagesRequest
+	(*ReadMessagesResponse)(nil),             // 43: maka.kernel.v1.ReadMessagesResponse
+	(*ListTurnsRequest)(nil),                 // 44: maka.kernel.v1.ListTurnsRequest
+	(*ListTurnsResponse)(nil),                // 45: maka.kernel.v1.ListTurnsResponse
+	(*StartTurnRequest)(nil),                 // 46: maka.kernel.v1.StartTurnRequest
+	(*StartTurnResponse)(nil),                // 47: maka.kernel.v1.StartTurnResponse
+	(*StopSessionRequest)(nil),               // 48: maka.kernel.v1.StopSessionRequest
+	(*StopSessionResponse)(nil),              // 49: maka.kernel.v1.StopSessionResponse
+	(*Interaction)(nil),                      // 50: maka.kernel.v1.Interaction
+	(*ListInteractionsRequest)(nil),          // 51: maka.kernel.v1.ListInteractionsRequest
+	(*ListInteractionsResponse)(nil),         // 52: maka.kernel.v1.ListInteractionsResponse
+	(*RespondToSandboxBoundaryRequest)(nil),  // 53: maka.kernel.v1.RespondToSandboxBoundaryRequest
+	(*RespondToSandboxBoundaryResponse)(nil), // 54: maka.kernel.v1.RespondToSandboxBoundaryResponse
+	(*RespondToUserQuestionRequest)(nil),     // 55: maka.kernel.v1.RespondToUserQuestionRequest
+	(*RespondToUserQuestionResponse)(nil),    // 56: maka.kernel.v1.RespondToUserQuestionResponse
+	(*SendMessageRequest)(nil),               // 57: maka.kernel.v1.SendMessageRequest
+	(*SendMessageResponse)(nil),              // 58: maka.kernel.v1.SendMessageResponse
+	(*WatchSessionRequest)(nil),              // 59: maka.kernel.v1.WatchSessionRequest
+	(*WatchSessionResponse)(nil),             // 60: maka.kernel.v1.WatchSessionResponse
+	(*ShutdownRequest)(nil),                  // 61: maka.kernel.v1.ShutdownRequest
+	(*DrainedTurn)(nil),                      // 62: maka.kernel.v1.DrainedTurn
+	(*ResourceShutdown)(nil),                 // 63: maka.kernel.v1.ResourceShutdown
+	(*ShutdownResponse)(nil),                 // 64: maka.kernel.v1.ShutdownResponse
+	nil,                                      // 65: maka.kernel.v1.Session.BackendOptionsEntry
+	nil,                                      // 66: maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	(*timestamppb.Timestamp)(nil),            // 67: google.protobuf.Timestamp
+	(*v1.ExecutionBoundary)(nil),             // 68: maka.resource.v1.ExecutionBoundary
+	(v1.PermissionProfile)(0),                // 69: maka.resource.v1.PermissionProfile
+	(*v1.BoundaryExpansion)(nil),             // 70: maka.resource.v1.BoundaryExpansion
 }
 var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
-	66, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
-	66, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	66, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
+	67, // 0: maka.kernel.v1.GetServerInfoResponse.started_at:type_name -> google.protobuf.Timestamp
+	67, // 1: maka.kernel.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	67, // 2: maka.kernel.v1.Session.last_used_at:type_name -> google.protobuf.Timestamp
 	0,  // 3: maka.kernel.v1.Session.status:type_name -> maka.kernel.v1.SessionStatus
-	66, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
+	67, // 4: maka.kernel.v1.Session.status_updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 5: maka.kernel.v1.Session.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	64, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
-	2,  // 7: maka.kernel.v1.Turn.status:type_name -> maka.kernel.v1.TurnStatus
-	66, // 8: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
-	66, // 9: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
-	3,  // 10: maka.kernel.v1.SystemNote.kind:type_name -> maka.kernel.v1.SystemNoteKind
-	4,  // 11: maka.kernel.v1.ToolOutput.stream:type_name -> maka.kernel.v1.ToolOutputStream
-	22, // 12: maka.kernel.v1.ToolResult.truncation:type_name -> maka.kernel.v1.ToolOutputTruncation
-	5,  // 13: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
-	6,  // 14: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	2,  // 15: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
-	66, // 16: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
-	66, // 17: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
-	15, // 18: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
-	16, // 19: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
-	17, // 20: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
-	18, // 21: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
-	19, // 22: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
-	20, // 23: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
-	21, // 24: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
-	23, // 25: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	24, // 26: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	25, // 27: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
-	26, // 28: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
-	27, // 29: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
-	28, // 30: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
-	1,  // 31: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	65, // 32: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	13, // 33: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
-	13, // 34: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
-	13, // 35: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
-	36, // 36: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
-	1,  // 37: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	13, // 38: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
-	29, // 39: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
-	14, // 40: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
-	29, // 41: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	7,  // 42: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
-	7,  // 43: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
-	5,  // 44: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
-	9,  // 45: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	66, // 46: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	66, // 47: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
-	23, // 48: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	24, // 49: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	6,  // 50: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	49, // 51: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
-	8,  // 52: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
-	49, // 53: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	49, // 54: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	29, // 55: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	10, // 56: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
-	61, // 57: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	62, // 58: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
-	11, // 59: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	30, // 60: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	32, // 61: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	34, // 62: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	37, // 63: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	39, // 64: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	41, // 65: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	43, // 66: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	50, // 67: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
-	45, // 68: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	47, // 69: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	52, // 70: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	54, // 71: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	56, // 72: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	58, // 73: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	60, // 74: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 75: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	31, // 76: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	33, // 77: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	35, // 78: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	38, // 79: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	40, // 80: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	42, // 81: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	44, // 82: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	51, // 83: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
-	46, // 84: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	48, // 85: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	53, // 86: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	55, // 87: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	57, // 88: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	59, // 89: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	63, // 90: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	75, // [75:91] is the sub-list for method output_type
-	59, // [59:75] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	65, // 6: maka.kernel.v1.Session.backend_options:type_name -> maka.kernel.v1.Session.BackendOptionsEntry
+	68, // 7: maka.kernel.v1.Session.boundary:type_name -> maka.resource.v1.ExecutionBoundary
+	2,  // 8: maka.kernel.v1.Turn.status:type_name -> maka.kernel.v1.TurnStatus
+	67, // 9: maka.kernel.v1.Turn.started_at:type_name -> google.protobuf.Timestamp
+	67, // 10: maka.kernel.v1.Turn.ended_at:type_name -> google.protobuf.Timestamp
+	3,  // 11: maka.kernel.v1.SystemNote.kind:type_name -> maka.kernel.v1.SystemNoteKind
+	4,  // 12: maka.kernel.v1.ToolOutput.stream:type_name -> maka.kernel.v1.ToolOutputStream
+	23, // 13: maka.kernel.v1.ToolResult.truncation:type_name -> maka.kernel.v1.ToolOutputTruncation
+	69, // 14: maka.kernel.v1.ToolResult.profile:type_name -> maka.resource.v1.PermissionProfile
+	22, // 15: maka.kernel.v1.ToolResult.sandbox_failure:type_name -> maka.kernel.v1.SandboxFailure
+	70, // 16: maka.kernel.v1.SandboxFailure.required_expansion:type_name -> maka.resource.v1.BoundaryExpansion
+	70, // 17: maka.kernel.v1.SandboxBoundaryRequest.expansion:type_name -> maka.resource.v1.BoundaryExpansion
+	5,  // 18: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
+	6,  // 19: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	2,  // 20: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
+	67, // 21: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
+	67, // 22: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
+	15, // 23: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
+	16, // 24: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
+	17, // 25: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
+	18, // 26: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
+	19, // 27: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
+	20, // 28: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
+	21, // 29: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
+	24, // 30: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	25, // 31: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	26, // 32: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
+	27, // 33: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
+	28, // 34: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
+	29, // 35: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
+	1,  // 36: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	66, // 37: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	69, // 38: maka.kernel.v1.CreateSessionRequest.profile:type_name -> maka.resource.v1.PermissionProfile
+	13, // 39: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 40: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 41: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
+	37, // 42: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
+	1,  // 43: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	13, // 44: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	30, // 45: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
+	14, // 46: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
+	30, // 47: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	7,  // 48: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
+	7,  // 49: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
+	5,  // 50: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
+	9,  // 51: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
+	67, // 52: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	67, // 53: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	24, // 54: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	25, // 55: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	6,  // 56: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	50, // 57: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
+	8,  // 58: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	50, // 59: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	50, // 60: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	30, // 61: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 62: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	62, // 63: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	63, // 64: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 65: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	31, // 66: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	33, // 67: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	35, // 68: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	38, // 69: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	40, // 70: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	42, // 71: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	44, // 72: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	51, // 73: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
+	46, // 74: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	48, // 75: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	53, // 76: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	55, // 77: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	57, // 78: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	59, // 79: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	61, // 80: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 81: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	32, // 82: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	34, // 83: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	36, // 84: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	39, // 85: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	41, // 86: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	43, // 87: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	45, // 88: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	52, // 89: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
+	47, // 90: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	49, // 91: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	54, // 92: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	56, // 93: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	58, // 94: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	60, // 95: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	64, // 96: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	81, // [81:97] is the sub-list for method output_type
+	65, // [65:81] is the sub-list for method input_type
+	65, // [65:65] is the sub-list for extension type_name
+	65, // [65:65] is the sub-list for extension extendee
+	0,  // [0:65] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }
@@ -5272,7 +5456,7 @@ func file_maka_kernel_v1_kernel_proto_init() {
 		return
 	}
 	file_maka_kernel_v1_kernel_proto_msgTypes[10].OneofWrappers = []any{}
-	file_maka_kernel_v1_kernel_proto_msgTypes[18].OneofWrappers = []any{
+	file_maka_kernel_v1_kernel_proto_msgTypes[19].OneofWrappers = []any{
 		(*SessionEvent_User)(nil),
 		(*SessionEvent_Assistant)(nil),
 		(*SessionEvent_SystemNote)(nil),
@@ -5287,9 +5471,9 @@ func file_maka_kernel_v1_kernel_proto_init() {
 		(*SessionEvent_Complete)(nil),
 		(*SessionEvent_Error)(nil),
 	}
-	file_maka_kernel_v1_kernel_proto_msgTypes[23].OneofWrappers = []any{}
-	file_maka_kernel_v1_kernel_proto_msgTypes[26].OneofWrappers = []any{}
-	file_maka_kernel_v1_kernel_proto_msgTypes[38].OneofWrappers = []any{
+	file_maka_kernel_v1_kernel_proto_msgTypes[24].OneofWrappers = []any{}
+	file_maka_kernel_v1_kernel_proto_msgTypes[27].OneofWrappers = []any{}
+	file_maka_kernel_v1_kernel_proto_msgTypes[39].OneofWrappers = []any{
 		(*Interaction_SandboxBoundaryRequest)(nil),
 		(*Interaction_UserQuestionRequest)(nil),
 	}
@@ -5299,7 +5483,7 @@ func file_maka_kernel_v1_kernel_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_maka_kernel_v1_kernel_proto_rawDesc), len(file_maka_kernel_v1_kernel_proto_rawDesc)),
 			NumEnums:      11,
-			NumMessages:   55,
+			NumMessages:   56,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,4 +1,5 @@
 import type { PermissionMode as _maka_kernel_v1_PermissionMode, PermissionMode__Output as _maka_kernel_v1_PermissionMode__Output } from '../../../maka/kernel/v1/PermissionMode.js';
+import type { PermissionProfile as _maka_resource_v1_PermissionProfile, PermissionProfile__Output as _maka_resource_v1_PermissionProfile__Output } from '../../../maka/resource/v1/PermissionProfile.js';
 /**
  * CreateSessionRequest describes a new session. Every string has a length limit (UTF-8 bytes;
  * over it: INVALID_ARGUMENT with the field and the limit in ErrorInfo metadata). During a
@@ -56,6 +57,12 @@ export interface CreateSessionRequest {
     'backendOptions'?: ({
         [key: string]: string;
     });
+    /**
+     * The session's permission profile: READ_ONLY, WORKSPACE_WRITE (unset: the default) or
+     * DANGER_FULL_ACCESS (no sandbox: an explicit opt-in, shown on the session and on every tool
+     * result). Fixed for the session's life; only approvals widen its boundary.
+     */
+    'profile'?: (_maka_resource_v1_PermissionProfile);
 }
 /**
  * CreateSessionRequest describes a new session. Every string has a length limit (UTF-8 bytes;
@@ -114,4 +121,10 @@ export interface CreateSessionRequest__Output {
     'backendOptions': ({
         [key: string]: string;
     });
+    /**
+     * The session's permission profile: READ_ONLY, WORKSPACE_WRITE (unset: the default) or
+     * DANGER_FULL_ACCESS (no sandbox: an explicit opt-in, shown on the session and on every tool
+     * result). Fixed for the session's life; only approvals widen its boundary.
+     */
+    'profile': (_maka_resource_v1_PermissionProfile__Output);
 }

@@ -1,3 +1,5 @@
+import type { BoundaryExpansion as _maka_resource_v1_BoundaryExpansion, BoundaryExpansion__Output as _maka_resource_v1_BoundaryExpansion__Output } from '../../../maka/resource/v1/BoundaryExpansion.js';
+import type { Long } from '@grpc/proto-loader';
 /**
  * SandboxBoundaryRequest asks permission to cross the sandbox boundary; answer it with
  * RespondToSandboxBoundary.
@@ -19,6 +21,21 @@ export interface SandboxBoundaryRequest {
      * Why the agent asks.
      */
     'reason'?: (string);
+    /**
+     * The expansion of the session's boundary the command needs (file-system entries and/or the
+     * network); unset for a per-command approval that widens nothing. allow_once grants it to
+     * the next run of this call only, allow_session adds it to the session's boundary (a new
+     * revision), deny grants nothing.
+     */
+    'expansion'?: (_maka_resource_v1_BoundaryExpansion | null);
+    /**
+     * Why the agent needs the expansion (its own words, at most 4096 bytes).
+     */
+    'justification'?: (string);
+    /**
+     * The revision of the session's boundary the request was computed against.
+     */
+    'baseRevision'?: (number | string | Long);
 }
 /**
  * SandboxBoundaryRequest asks permission to cross the sandbox boundary; answer it with
@@ -41,4 +58,19 @@ export interface SandboxBoundaryRequest__Output {
      * Why the agent asks.
      */
     'reason': (string);
+    /**
+     * The expansion of the session's boundary the command needs (file-system entries and/or the
+     * network); unset for a per-command approval that widens nothing. allow_once grants it to
+     * the next run of this call only, allow_session adds it to the session's boundary (a new
+     * revision), deny grants nothing.
+     */
+    'expansion': (_maka_resource_v1_BoundaryExpansion__Output | null);
+    /**
+     * Why the agent needs the expansion (its own words, at most 4096 bytes).
+     */
+    'justification': (string);
+    /**
+     * The revision of the session's boundary the request was computed against.
+     */
+    'baseRevision': (string);
 }

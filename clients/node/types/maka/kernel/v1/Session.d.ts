@@ -1,6 +1,7 @@
 import type { Timestamp as _google_protobuf_Timestamp, Timestamp__Output as _google_protobuf_Timestamp__Output } from '../../../google/protobuf/Timestamp.js';
 import type { SessionStatus as _maka_kernel_v1_SessionStatus, SessionStatus__Output as _maka_kernel_v1_SessionStatus__Output } from '../../../maka/kernel/v1/SessionStatus.js';
 import type { PermissionMode as _maka_kernel_v1_PermissionMode, PermissionMode__Output as _maka_kernel_v1_PermissionMode__Output } from '../../../maka/kernel/v1/PermissionMode.js';
+import type { ExecutionBoundary as _maka_resource_v1_ExecutionBoundary, ExecutionBoundary__Output as _maka_resource_v1_ExecutionBoundary__Output } from '../../../maka/resource/v1/ExecutionBoundary.js';
 /**
  * Session is a session's header.
  */
@@ -93,6 +94,15 @@ export interface Session {
      * kernel, never by a client; only the owner and admin see the session at all.
      */
     'owner'?: (string);
+    /**
+     * The session's execution boundary, as the kernel keeps it: the permission profile chosen
+     * at CreateSession, the expansions approved for the session so far (allow_session of a
+     * sandbox-boundary request), oldest first, and its revision (1 at creation, one more with
+     * every change; durable across kernel restarts). writable_roots is empty here: every run
+     * carries workspace_root as its writable root (read-only under READ_ONLY). Set by the
+     * kernel, never by a client.
+     */
+    'boundary'?: (_maka_resource_v1_ExecutionBoundary | null);
 }
 /**
  * Session is a session's header.
@@ -186,4 +196,13 @@ export interface Session__Output {
      * kernel, never by a client; only the owner and admin see the session at all.
      */
     'owner': (string);
+    /**
+     * The session's execution boundary, as the kernel keeps it: the permission profile chosen
+     * at CreateSession, the expansions approved for the session so far (allow_session of a
+     * sandbox-boundary request), oldest first, and its revision (1 at creation, one more with
+     * every change; durable across kernel restarts). writable_roots is empty here: every run
+     * carries workspace_root as its writable root (read-only under READ_ONLY). Set by the
+     * kernel, never by a client.
+     */
+    'boundary': (_maka_resource_v1_ExecutionBoundary__Output | null);
 }

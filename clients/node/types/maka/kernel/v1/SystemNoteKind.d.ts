@@ -45,6 +45,11 @@ export declare const SystemNoteKind: {
      * carries no turn id: it belongs to the session, not to the turn.
      */
     readonly SYSTEM_NOTE_KIND_RUN_CONFIRMED: "SYSTEM_NOTE_KIND_RUN_CONFIRMED";
+    /**
+     * A sandbox-boundary request answered allow_session widened the session's execution
+     * boundary (source: the request id; the text names the expansion and the new revision).
+     */
+    readonly SYSTEM_NOTE_KIND_BOUNDARY_WIDENED: "SYSTEM_NOTE_KIND_BOUNDARY_WIDENED";
 };
 /**
  * SystemNoteKind says what a system note is about.
@@ -92,7 +97,12 @@ export type SystemNoteKind =
  * run's ref); the session takes turns again. Written after that turn's terminal state and
  * carries no turn id: it belongs to the session, not to the turn.
  */
- | 'SYSTEM_NOTE_KIND_RUN_CONFIRMED' | 9;
+ | 'SYSTEM_NOTE_KIND_RUN_CONFIRMED' | 9
+/**
+ * A sandbox-boundary request answered allow_session widened the session's execution
+ * boundary (source: the request id; the text names the expansion and the new revision).
+ */
+ | 'SYSTEM_NOTE_KIND_BOUNDARY_WIDENED' | 10;
 /**
  * SystemNoteKind says what a system note is about.
  */

@@ -1,4 +1,7 @@
 import type { ToolOutputTruncation as _maka_kernel_v1_ToolOutputTruncation, ToolOutputTruncation__Output as _maka_kernel_v1_ToolOutputTruncation__Output } from '../../../maka/kernel/v1/ToolOutputTruncation.js';
+import type { PermissionProfile as _maka_resource_v1_PermissionProfile, PermissionProfile__Output as _maka_resource_v1_PermissionProfile__Output } from '../../../maka/resource/v1/PermissionProfile.js';
+import type { SandboxFailure as _maka_kernel_v1_SandboxFailure, SandboxFailure__Output as _maka_kernel_v1_SandboxFailure__Output } from '../../../maka/kernel/v1/SandboxFailure.js';
+import type { Long } from '@grpc/proto-loader';
 /**
  * ToolResult is a tool call finishing.
  */
@@ -30,6 +33,23 @@ export interface ToolResult {
      * from them, per stream. Unset when every byte the command printed is in those events.
      */
     'truncation'?: (_maka_kernel_v1_ToolOutputTruncation | null);
+    /**
+     * The permission profile of the boundary the call's run carried (DANGER_FULL_ACCESS: it ran
+     * without a sandbox). Set by the kernel on every bash result; UNSPECIFIED for results of
+     * other tools and from before sessions had boundaries.
+     */
+    'profile'?: (_maka_resource_v1_PermissionProfile);
+    /**
+     * The revision of the session boundary the run carried (see Session.boundary); 0 when no
+     * boundary applied (as for profile).
+     */
+    'boundaryRevision'?: (number | string | Long);
+    /**
+     * Set when the command needs more than its boundary: nothing ran (a declared need the
+     * boundary does not cover) or the sandbox refused what it tried (a write outside the
+     * writable roots, the network). Unset otherwise.
+     */
+    'sandboxFailure'?: (_maka_kernel_v1_SandboxFailure | null);
     '_exitCode'?: "exitCode";
 }
 /**
@@ -63,5 +83,22 @@ export interface ToolResult__Output {
      * from them, per stream. Unset when every byte the command printed is in those events.
      */
     'truncation': (_maka_kernel_v1_ToolOutputTruncation__Output | null);
+    /**
+     * The permission profile of the boundary the call's run carried (DANGER_FULL_ACCESS: it ran
+     * without a sandbox). Set by the kernel on every bash result; UNSPECIFIED for results of
+     * other tools and from before sessions had boundaries.
+     */
+    'profile': (_maka_resource_v1_PermissionProfile__Output);
+    /**
+     * The revision of the session boundary the run carried (see Session.boundary); 0 when no
+     * boundary applied (as for profile).
+     */
+    'boundaryRevision': (string);
+    /**
+     * Set when the command needs more than its boundary: nothing ran (a declared need the
+     * boundary does not cover) or the sandbox refused what it tried (a write outside the
+     * writable roots, the network). Unset otherwise.
+     */
+    'sandboxFailure': (_maka_kernel_v1_SandboxFailure__Output | null);
     '_exitCode'?: "exitCode";
 }

@@ -1,0 +1,168 @@
+"""The execution boundary's rules, without gRPC: coverage by profile and grant, the merge of
+expansions, the revision, allow_once scoping, declared and detected needs, the store's
+widening (memory and SQLite: one contract), and that it survives a reopen of the SQLite file."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from kernel_service.backends.needs import declared, detected
+from kernel_service.core.boundary import (
+    INITIAL_REVISION,
+    NETWORK,
+    Boundary,
+    BoundaryError,
+    Grant,
+    checked,
+    covers,
+    expansion,
+    widened,
+)
+from kernel_service.core.recovery import RecoverableStore
+from kernel_service.store.sqlite import SqliteSessionStore
+from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+
+from .fakes import spec_header
+
+WS = "/work/ws"
+
+
+def ws(profile: str = "workspace-write") -> Boundary:
+    return Boundary(profile=profile, workspace_root=WS)  # type: ignore[arg-type]
+
+
+def write(path: str, match: str = "subtree") -> str:
+    return Grant(path=path, match=match).token  # type: ignore[arg-type]
+
+
+def test_profiles_cover_what_they_say() -> None:
+    inside, meta, outside = write(f"{WS}/src"), write(f"{WS}/.git/config"), write("/srv")
+    read_inside = Grant(path=f"{WS}/a", access="read").token
+    assert covers(ws(), (inside, read_inside))
+    assert not covers(ws(), (meta,))  # protected metadata stays read-only
+    assert not covers(ws(), (outside,))
+    assert not covers(ws(), (NETWORK,))
+    assert not covers(ws(), (write("/tmp/x"),))  # the run's /tmp is its own
+    assert covers(ws("read-only"), (read_inside,))
+    assert not covers(ws("read-only"), (inside,))
+    assert covers(ws("danger-full-access"), (outside, meta, NETWORK))
+
+
+def test_grants_cover_exact_paths_and_subtrees_and_write_covers_read() -> None:
+    boundary = dataclasses.replace(ws(), expansions=((write("/srv/data"),), (NETWORK,)))
+    assert covers(boundary, (write("/srv/data/x/y"), NETWORK))
+    assert covers(boundary, (Grant(path="/srv/data/z", access="read").token,))
+    assert not covers(boundary, (write("/srv/database"),))  # a prefix is not a parent
+    exact = dataclasses.replace(ws(), expansions=((write("/srv/f", "exact"),),))
+    assert covers(exact, (write("/srv/f", "exact"),))
+    assert not covers(exact, (write("/srv/f"),))
+    assert not covers(exact, (write("/srv/f/g", "exact"),))
+    reads = dataclasses.replace(ws(), expansions=((Grant(path="/srv", access="read").token,),))
+    assert not covers(reads, (write("/srv/x"),))
+
+
+def test_widening_adds_only_what_is_missing_at_the_next_revision() -> None:
+    start = ws()
+    assert start.revision == INITIAL_REVISION == 1
+    once = widened(start, (write("/srv/a"), NETWORK))
+    assert once.revision == 2
+    assert once.expansions == ((write("/srv/a"), NETWORK),)
+    # Already covered: the same boundary, the same revision.
+    assert widened(once, (write("/srv/a/b"),)) is once
+    # Partly covered: only the new part is added.
+    twice = widened(once, (write("/srv/a/c"), write("/srv/b")))
+    assert (twice.revision, twice.expansions[-1]) == (3, (write("/srv/b"),))
+    assert covers(twice, (write("/srv/a/c"), write("/srv/b/d"), NETWORK))
+
+
+def test_allow_once_widens_a_copy_at_the_same_revision() -> None:
+    start = ws()
+    retry = start.with_once((write("/srv"),))
+    assert covers(retry, (write("/srv/x"),)) and retry.revision == start.revision
+    assert not covers(start, (write("/srv/x"),))  # the session's boundary is untouched
+    assert start.with_once(()) is start
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        (),
+        ("write:subtree:relative",),
+        ("write:subtree:/a\0b",),
+        ("exec:subtree:/a",),
+        tuple(write(f"/p{i}") for i in range(33)),
+    ],
+)
+def test_expansions_that_are_not_valid_are_refused(tokens: tuple[str, ...]) -> None:
+    with pytest.raises(BoundaryError):
+        checked(tokens)
+
+
+def test_expansions_are_normalized() -> None:
+    grants = (Grant(path="/srv//a/./b/"), Grant(path="/srv/a/b"))
+    assert expansion(grants, network=True) == (write("/srv/a/b"), NETWORK)
+
+
+def test_declared_needs_come_off_the_front_of_a_command_line() -> None:
+    assert declared("ls -l", WS).need == ()
+    net = declared("/net curl http://127.0.0.1/", WS)
+    assert (net.command, net.need) == ("curl http://127.0.0.1/", (NETWORK,))
+    both = declared("/write out /net /write /srv/x make", WS)
+    assert both.command == "make"
+    assert both.need == (write("/srv/x"), write(f"{WS}/out"), NETWORK)
+    with pytest.raises(BoundaryError, match="/write needs a path"):
+        declared("/write", WS)
+    assert declared("echo /net", WS).need == ()  # only at the front
+
+
+def test_detected_needs_are_read_off_the_sandbox_refusal() -> None:
+    refused = "touch: cannot touch '/srv/out/f': Read-only file system\n"
+    assert detected(refused, ws(), WS) == (
+        (write("/srv/out"),),
+        "touch: cannot touch '/srv/out/f': Read-only file system",
+    )
+    relative = "bash: line 1: out.txt: Read-only file system"
+    assert detected(relative, ws("read-only"), WS)[0] == (write(WS),)
+    assert detected("curl: (7) Couldn't connect: Network is unreachable", ws(), WS)[0] == (NETWORK,)
+    # Nothing the boundary would change: no need.
+    assert detected("ls: cannot access 'x': No such file or directory", ws(), WS) == ((), "")
+    networked = dataclasses.replace(ws(), expansions=((NETWORK,),))
+    assert detected("Network is unreachable", networked, WS) == ((), "")
+
+
+async def test_stores_widen_the_boundary_in_one_step(store: RecoverableStore) -> None:
+    await store.create(dataclasses.replace(spec_header("s1"), workspace_root=WS))
+    header, changed = await store.widen_boundary("s1", (write("/srv"),))
+    assert changed and header.boundary_revision == 2
+    assert header.expansions == ((write("/srv"),),)
+    header, changed = await store.widen_boundary("s1", (write("/srv/sub"),))
+    assert not changed and header.boundary_revision == 2
+    read = await store.read_header("s1")
+    assert (read.expansions, read.boundary_revision) == (((write("/srv"),),), 2)
+    assert read.boundary.revision == 2
+
+
+async def test_the_boundary_survives_a_reopen_of_the_sqlite_store(tmp_path: Path) -> None:
+    root = resolve_storage_root(tmp_path / "root", "kernel")
+    for round in range(2):
+        owner = try_acquire_root_owner(root)
+        assert owner is not None
+        store = await SqliteSessionStore.open(owner.lease)
+        try:
+            if round == 0:
+                await store.create(
+                    dataclasses.replace(spec_header("s1"), profile="read-only", workspace_root=WS)
+                )
+                await store.widen_boundary("s1", (NETWORK,))
+            header = await store.read_header("s1")
+            assert (header.profile, header.expansions, header.boundary_revision) == (
+                "read-only",
+                ((NETWORK,),),
+                2,
+            )
+        finally:
+            await store.close()
+            owner.close()
