@@ -14,6 +14,10 @@ __all__ = ["FIELD_OVERHEAD", "OBJECT_OVERHEAD", "clip_entry", "clip_text", "fitt
 
 _T = TypeVar("_T")
 
+#: Fields that are data, not prose: never cut (a cut path would grant or name another path).
+#: Each is bounded where it is made (an expansion: at most 32 entries of at most 4095 bytes).
+UNCUT_FIELDS = frozenset({"expansion", "required_expansion"})
+
 
 def clip_text(text: str, max_bytes: int) -> str:
     """*text* cut to at most *max_bytes* UTF-8 bytes (at a character boundary), saying so."""
@@ -43,7 +47,7 @@ def clip_entry(entry: _T, max_bytes: int) -> _T:
         field.name: value
         for field in dataclasses.fields(entry)  # type: ignore[arg-type]
         for value in (getattr(entry, field.name),)
-        if isinstance(value, tuple)
+        if isinstance(value, tuple) and field.name not in UNCUT_FIELDS
     }
     # Every text gets an equal share of what the small fields leave.
     share = max(1024, (max_bytes - OBJECT_OVERHEAD * 4) // max(1, len(texts) + len(lists)))

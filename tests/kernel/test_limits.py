@@ -24,7 +24,7 @@ from kernel_service.core import (
     SessionStore,
     SessionUpdate,
 )
-from kernel_service.core.log.events import AssistantMessage, UserQuestionRequest
+from kernel_service.core.log.events import AssistantMessage, ToolResult, UserQuestionRequest
 from kernel_service.core.session import SessionHeader, TurnRecord
 from kernel_service.core.sizes import clip_entry, fitting, wire_size
 from kernel_service.core.validation import STRING_LIMITS
@@ -86,6 +86,21 @@ def test_an_entry_larger_than_the_bound_is_cut_and_says_so() -> None:
     assert f"{5 * 1024 * 1024} bytes; cut" in cut.text
     small = AssistantMessage(turn_id="t", message_id="m", text="fine", id="i")
     assert clip_entry(small, 1024 * 1024) is small
+
+
+def test_a_cut_result_keeps_its_required_expansion_whole() -> None:
+    paths = tuple(f"write:subtree:/{'p' * 4000}/{n}" for n in range(32))
+    huge = ToolResult(
+        turn_id="t",
+        tool_call_id="c",
+        output="o" * (3 * 1024 * 1024),
+        sandbox_failure="sandbox_boundary_required",
+        required_expansion=paths,
+    )
+    cut = clip_entry(huge, 1024 * 1024)
+    assert wire_size(cut) <= 1024 * 1024
+    assert "bytes; cut" in cut.output
+    assert cut.required_expansion == paths
 
 
 async def test_the_log_records_a_huge_backend_text_cut_to_the_entry_bound(
