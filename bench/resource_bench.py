@@ -244,7 +244,7 @@ def main() -> int:
         server, address = start_server(data_dir, *args.server_args)
         try:
             token = local_token_path(data_dir).read_text().strip()
-            metadata = [("authorization", f"Bearer {token}")]
+            metadata = (("authorization", f"Bearer {token}"),)
             with grpc.insecure_channel(address) as channel:
                 stub = resource_pb2_grpc.ResourceServiceStub(channel)
                 figures = measure(stub, metadata, str(workspace), args)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -99,7 +100,7 @@ class GroupCommit(Generic[T]):
             self._queue = []
             try:
                 await self._worker.write(
-                    lambda db: self._apply(db, batch), committed=self._on_commit
+                    functools.partial(self._apply, batch=batch), committed=self._on_commit
                 )
             except BaseException as error:  # every write of the batch failed with it
                 for queued in batch.writes:
@@ -113,7 +114,7 @@ class GroupCommit(Generic[T]):
 
     # -- on the worker thread --------------------------------------------------------------
 
-    def _apply(self, db: sqlite3.Connection, batch: _Batch[T]) -> _Batch[T]:
+    def _apply(self, db: sqlite3.Connection, *, batch: _Batch[T]) -> _Batch[T]:
         batch.outcomes = []
         for queued in batch.writes:
             db.execute("SAVEPOINT one_write")
@@ -144,9 +145,7 @@ class GroupCommit(Generic[T]):
         if isinstance(error, OverflowError):
             return errors.invalid_request(f"a number is out of range ({error})")
         if isinstance(error, (sqlite3.Error, OSError, *errors.decode_errors)):
-            return errors.persistence_failed(
-                f"{self._label} {self._worker.path}: sqlite: {error}"
-            )
+            return errors.persistence_failed(f"{self._label} {self._worker.path}: sqlite: {error}")
         return error
 
 

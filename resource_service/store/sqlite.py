@@ -12,8 +12,8 @@ Commits use ``synchronous=FULL`` (an acknowledged state change survives power lo
 crash). The record writes of concurrent runs share one transaction (group commit,
 :mod:`.group_commit`): each caller is released only after the COMMIT holding its write.
 ``change_seq`` is assigned inside the transaction, one past the highest stored, so it is
-commit order. A stored record this store cannot read back is ``PersistenceFailedError`` like a refused
-write; every call is refused with :class:`StoreClosedError` once the owner has closed.
+commit order. A stored record this store cannot read back is ``PersistenceFailedError`` like a
+refused write; every call is refused with :class:`StoreClosedError` once the owner has closed.
 """
 
 from __future__ import annotations

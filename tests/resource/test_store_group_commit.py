@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,9 @@ async def store(owner: RootOwner) -> AsyncIterator[SqliteShellRunStore]:
 
 
 async def _batch_after_a_held_write(
-    store: SqliteShellRunStore, first: ShellRunRecord, *writes: asyncio.Future[ShellRunRecord]
+    store: SqliteShellRunStore,
+    first: ShellRunRecord,
+    *writes: Coroutine[Any, Any, ShellRunRecord],
 ) -> tuple[HeldCommit, list[ShellRunRecord | BaseException]]:
     """Commit *first* and hold the worker after it; queue *writes* meanwhile; release."""
     held = HeldCommit(store.path)
