@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +52,14 @@ SESSION = "bench"
 LISTENING = re.compile(r"listening on (\S+:\d+)")
 
 
-def start_server(data_dir: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    """Start maka-resource and wait for its "listening on HOST:PORT" line."""
+def start_server(
+    data_dir: Path, *extra: str, tree: Path | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """Start maka-resource (from *tree*, another checkout, if given) and wait for its
+    "listening on HOST:PORT" line."""
+    env = None
+    if tree is not None:
+        env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{tree / 'gen' / 'python'}"}
     server = subprocess.Popen(
         [
             sys.executable,
@@ -71,6 +78,8 @@ def start_server(data_dir: Path, *extra: str) -> tuple[subprocess.Popen[str], st
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
+        cwd=tree,
     )
     assert server.stderr is not None
     for line in server.stderr:
@@ -177,12 +186,17 @@ def attach_throughput(stub: Any, metadata: Any, workspace: str, size: int) -> fl
     return received / elapsed / 1e6
 
 
-def measure(stub: Any, metadata: Any, workspace: str, args: argparse.Namespace) -> dict[str, Any]:
+def measure(
+    stubs: dict[str, Any], metadata: dict[str, Any], workspace: str, args: argparse.Namespace
+) -> dict[str, Any]:
     env = {"PATH": "/usr/bin:/bin", "HOME": workspace}
     bare = {name: bare_runner(argv, env) for name, argv in command_lines(workspace).items()}
-    service = service_runner(stub, metadata, workspace)
-    service(0)
-    rate(service, 20, 8)  # warm up
+    services = {
+        name: service_runner(stub, metadata[name], workspace) for name, stub in stubs.items()
+    }
+    for one in services.values():
+        one(0)
+        rate(one, 20, 8)  # warm up
     samples: dict[str, list[float]] = {}
 
     def sample(name: str, value: float) -> None:
@@ -190,42 +204,56 @@ def measure(stub: Any, metadata: Any, workspace: str, args: argparse.Namespace) 
 
     for _ in range(args.rounds):
         for concurrency in (1, 8):
-            sample(f"service_c{concurrency}", rate(service, args.runs, concurrency))
+            for name, one in services.items():
+                sample(f"{name}_c{concurrency}", rate(one, args.runs, concurrency))
             for name, one in bare.items():
                 sample(f"{name}_c{concurrency}", rate(one, args.runs, concurrency))
     size = args.megabytes * 1_000_000
     for _ in range(args.pty_rounds):
         sample("raw_pty_mb_s", raw_pty_throughput(size))
-        sample("attach_pty_mb_s", attach_throughput(stub, metadata, workspace, size))
+        for name, stub in stubs.items():
+            sample(
+                f"{name}_attach_pty_mb_s", attach_throughput(stub, metadata[name], workspace, size)
+            )
     figures: dict[str, Any] = {name: statistics.median(v) for name, v in samples.items()}
     figures["samples"] = samples
-    for concurrency in (1, 8):
-        for name in bare:
-            figures[f"ratio_c{concurrency}_vs_{name}"] = (
-                figures[f"service_c{concurrency}"] / figures[f"{name}_c{concurrency}"]
-            )
-    figures["service_scaling_c8_over_c1"] = figures["service_c8"] / figures["service_c1"]
+    figures["services"] = list(stubs)
+    for service in stubs:
+        for concurrency in (1, 8):
+            for name in bare:
+                figures[f"{service}_ratio_c{concurrency}_vs_{name}"] = (
+                    figures[f"{service}_c{concurrency}"] / figures[f"{name}_c{concurrency}"]
+                )
+        figures[f"{service}_scaling_c8_over_c1"] = (
+            figures[f"{service}_c8"] / figures[f"{service}_c1"]
+        )
+        figures[f"{service}_attach_over_raw_pty"] = (
+            figures[f"{service}_attach_pty_mb_s"] / figures["raw_pty_mb_s"]
+        )
     figures["service_argv_scaling_c8_over_c1"] = (
         figures["service_argv_c8"] / figures["service_argv_c1"]
     )
-    figures["attach_over_raw_pty"] = figures["attach_pty_mb_s"] / figures["raw_pty_mb_s"]
     return figures
 
 
 def report(figures: dict[str, Any]) -> None:
     print(f"{'runs/s (median of rounds)':<28}{'c=1':>10}{'c=8':>10}{'c8/c1':>8}")
-    for name in ("service", "service_argv", "bwrap_bash", "bash"):
+    for name in (*figures["services"], "service_argv", "bwrap_bash", "bash"):
         c1, c8 = figures[f"{name}_c1"], figures[f"{name}_c8"]
         print(f"{name:<28}{c1:>10.0f}{c8:>10.0f}{c8 / c1:>8.2f}")
-    for name in ("service_argv", "bwrap_bash", "bash"):
+    for service in figures["services"]:
+        for name in ("service_argv", "bwrap_bash", "bash"):
+            print(
+                f"{service} / subprocess.run({name}): "
+                f"c=1 {figures[f'{service}_ratio_c1_vs_{name}']:.2f}, "
+                f"c=8 {figures[f'{service}_ratio_c8_vs_{name}']:.2f}"
+            )
+    for service in figures["services"]:
         print(
-            f"service / subprocess.run({name}): c=1 {figures[f'ratio_c1_vs_{name}']:.2f}, "
-            f"c=8 {figures[f'ratio_c8_vs_{name}']:.2f}"
+            f"PTY output ({service}): {figures[f'{service}_attach_pty_mb_s']:.1f} MB/s through "
+            f"Attach vs {figures['raw_pty_mb_s']:.1f} MB/s raw PTY read: "
+            f"{figures[f'{service}_attach_over_raw_pty']:.2f}"
         )
-    print(
-        f"PTY output: {figures['attach_pty_mb_s']:.1f} MB/s through Attach vs "
-        f"{figures['raw_pty_mb_s']:.1f} MB/s raw PTY read: {figures['attach_over_raw_pty']:.2f}"
-    )
 
 
 def main() -> int:
@@ -235,24 +263,40 @@ def main() -> int:
     parser.add_argument("--megabytes", type=int, default=20, help="PTY output per sample")
     parser.add_argument("--pty-rounds", type=int, default=3, help="alternating PTY rounds")
     parser.add_argument("--json", metavar="PATH", help="also write the figures here as JSON")
+    parser.add_argument(
+        "--baseline-tree",
+        metavar="DIR",
+        help="also measure a maka-resource started from this checkout ('before'), alternating",
+    )
     parser.add_argument("server_args", nargs="*", help="extra maka-resource flags (after --)")
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory(prefix="maka-resource-bench-") as base:
-        data_dir, workspace = Path(base) / "data", Path(base) / "workspace"
+    trees: dict[str, Path | None] = {"service": None}
+    if args.baseline_tree:
+        trees["before"] = Path(args.baseline_tree).resolve()
+    servers: list[subprocess.Popen[str]] = []
+    with tempfile.TemporaryDirectory(prefix="maka-resource-bench-") as base, ExitStack() as stack:
+        workspace = Path(base) / "workspace"
         workspace.mkdir()
-        server, address = start_server(data_dir, *args.server_args)
+        stubs: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
         try:
-            token = local_token_path(data_dir).read_text().strip()
-            metadata = (("authorization", f"Bearer {token}"),)
-            with grpc.insecure_channel(address) as channel:
-                stub = resource_pb2_grpc.ResourceServiceStub(channel)
-                figures = measure(stub, metadata, str(workspace), args)
-                stub.Shutdown(pb.ShutdownRequest(), timeout=30, metadata=metadata)
+            for name, tree in trees.items():
+                data_dir = Path(base) / f"data-{name}"
+                server, address = start_server(data_dir, *args.server_args, tree=tree)
+                servers.append(server)
+                token = local_token_path(data_dir).read_text().strip()
+                metadata[name] = (("authorization", f"Bearer {token}"),)
+                channel = stack.enter_context(grpc.insecure_channel(address))
+                stubs[name] = resource_pb2_grpc.ResourceServiceStub(channel)
+            figures = measure(stubs, metadata, str(workspace), args)
+            for name, stub in stubs.items():
+                stub.Shutdown(pb.ShutdownRequest(), timeout=30, metadata=metadata[name])
         finally:
-            server.wait(30) if server.poll() is None else None
-            if server.poll() is None:
-                server.kill()
+            for server in servers:
+                server.wait(30) if server.poll() is None else None
+                if server.poll() is None:
+                    server.kill()
     figures["machine"] = {
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
