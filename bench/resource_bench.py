@@ -227,9 +227,10 @@ def measure(
         figures[f"{service}_scaling_c8_over_c1"] = (
             figures[f"{service}_c8"] / figures[f"{service}_c1"]
         )
-        figures[f"{service}_attach_over_raw_pty"] = (
-            figures[f"{service}_attach_pty_mb_s"] / figures["raw_pty_mb_s"]
-        )
+        if args.pty_rounds:
+            figures[f"{service}_attach_over_raw_pty"] = (
+                figures[f"{service}_attach_pty_mb_s"] / figures["raw_pty_mb_s"]
+            )
     figures["service_argv_scaling_c8_over_c1"] = (
         figures["service_argv_c8"] / figures["service_argv_c1"]
     )
@@ -248,7 +249,7 @@ def report(figures: dict[str, Any]) -> None:
                 f"c=1 {figures[f'{service}_ratio_c1_vs_{name}']:.2f}, "
                 f"c=8 {figures[f'{service}_ratio_c8_vs_{name}']:.2f}"
             )
-    for service in figures["services"]:
+    for service in figures["services"] if "raw_pty_mb_s" in figures else ():
         print(
             f"PTY output ({service}): {figures[f'{service}_attach_pty_mb_s']:.1f} MB/s through "
             f"Attach vs {figures['raw_pty_mb_s']:.1f} MB/s raw PTY read: "
