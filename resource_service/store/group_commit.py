@@ -83,6 +83,8 @@ class GroupCommit(Generic[T]):
     async def submit(self, write: Write[T]) -> T:
         """Queue *write*; returns its result once the transaction holding it has committed."""
         done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        # A caller cancelled while it waits must not leave "exception never retrieved".
+        done.add_done_callback(_consume)
         self._queue.append(_Queued(write, done))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_batches(), name="shell-run commits")
@@ -153,7 +155,14 @@ def _settle(done: asyncio.Future[T], *, result: T | None = None,
             error: BaseException | None = None) -> None:  # fmt: skip
     if done.done():
         return
-    if error is not None:
+    if isinstance(error, asyncio.CancelledError):
+        done.cancel()
+    elif error is not None:
         done.set_exception(error)
     else:
         done.set_result(result)  # type: ignore[arg-type]
+
+
+def _consume(done: asyncio.Future[T]) -> None:
+    if not done.cancelled():
+        done.exception()

@@ -140,3 +140,28 @@ async def test_closing_the_store_settles_every_queued_write(store: SqliteShellRu
     stored = await asyncio.gather(*writes)
     assert [item.change_seq for item in stored] == [1, 2, 3]
     assert len(_stored_refs(store.path)) == 3
+
+
+async def test_a_caller_cancelled_while_queued_does_not_withdraw_its_write(
+    store: SqliteShellRunStore,
+) -> None:
+    held = HeldCommit(store.path)
+    remove = add_commit_observer(held)
+    try:
+        leading = asyncio.ensure_future(store.insert(record("first")))
+        await asyncio.to_thread(held.first_done.wait, 30)
+        queued = asyncio.ensure_future(store.insert(record("cancelled-caller")))
+        await asyncio.sleep(0)  # its write is queued behind the held commit
+        queued.cancel()
+        held.release.set()
+        await leading
+        with pytest.raises(asyncio.CancelledError):
+            await queued
+    finally:
+        held.release.set()
+        remove()
+    await store.close()  # settles the queued write
+    assert [ref for ref, _ in _stored_refs(store.path)] == [
+        record("first").ref,
+        record("cancelled-caller").ref,
+    ]
