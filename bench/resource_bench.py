@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -231,6 +232,25 @@ def measure(
             figures[f"{service}_attach_over_raw_pty"] = (
                 figures[f"{service}_attach_pty_mb_s"] / figures["raw_pty_mb_s"]
             )
+    # Each round's own ratio (product and baseline measured next to each other), then the
+    # median over rounds: steadier than a ratio of medians when the machine's load drifts.
+    paired: dict[str, float] = {}
+    for service in stubs:
+        for concurrency in (1, 8):
+            mine = samples[f"{service}_c{concurrency}"]
+            for name in (*bare, *(other for other in stubs if other != service)):
+                theirs = samples[f"{name}_c{concurrency}"]
+                paired[f"{service}_c{concurrency}_over_{name}"] = statistics.median(
+                    a / b for a, b in zip(mine, theirs, strict=True)
+                )
+        if args.pty_rounds:
+            paired[f"{service}_attach_over_raw_pty"] = statistics.median(
+                a / b
+                for a, b in zip(
+                    samples[f"{service}_attach_pty_mb_s"], samples["raw_pty_mb_s"], strict=True
+                )
+            )
+    figures["paired_median_ratios"] = paired
     figures["service_argv_scaling_c8_over_c1"] = (
         figures["service_argv_c8"] / figures["service_argv_c1"]
     )
@@ -238,6 +258,9 @@ def measure(
 
 
 def report(figures: dict[str, Any]) -> None:
+    print("median over rounds of each round's ratio:")
+    for name, value in figures["paired_median_ratios"].items():
+        print(f"  {name:<44}{value:>8.2f}")
     print(f"{'runs/s (median of rounds)':<28}{'c=1':>10}{'c=8':>10}{'c8/c1':>8}")
     for name in (*figures["services"], "service_argv", "bwrap_bash", "bash"):
         c1, c8 = figures[f"{name}_c1"], figures[f"{name}_c8"]
@@ -269,12 +292,18 @@ def main() -> int:
         metavar="DIR",
         help="also measure a maka-resource started from this checkout ('before'), alternating",
     )
+    parser.add_argument(
+        "--baseline-args",
+        metavar="FLAGS",
+        help="also measure a maka-resource started with these extra flags ('before'; of this "
+        "checkout unless --baseline-tree), e.g. '--event-loop uvloop'",
+    )
     parser.add_argument("server_args", nargs="*", help="extra maka-resource flags (after --)")
     args = parser.parse_args()
 
     trees: dict[str, Path | None] = {"service": None}
-    if args.baseline_tree:
-        trees["before"] = Path(args.baseline_tree).resolve()
+    if args.baseline_tree or args.baseline_args:
+        trees["before"] = Path(args.baseline_tree).resolve() if args.baseline_tree else None
     servers: list[subprocess.Popen[str]] = []
     with tempfile.TemporaryDirectory(prefix="maka-resource-bench-") as base, ExitStack() as stack:
         workspace = Path(base) / "workspace"
@@ -284,7 +313,10 @@ def main() -> int:
         try:
             for name, tree in trees.items():
                 data_dir = Path(base) / f"data-{name}"
-                server, address = start_server(data_dir, *args.server_args, tree=tree)
+                extra = [*args.server_args]
+                if name == "before":
+                    extra += shlex.split(args.baseline_args or "")
+                server, address = start_server(data_dir, *extra, tree=tree)
                 servers.append(server)
                 token = local_token_path(data_dir).read_text().strip()
                 metadata[name] = (("authorization", f"Bearer {token}"),)
