@@ -1,16 +1,22 @@
-"""Measure the resource service against doing the same work directly.
+"""Measure the resource service against doing the same work directly, in the same run.
 
-    python bench/resource_bench.py [--runs N] [--megabytes M] [--json PATH]
+    python bench/resource_bench.py [--runs N] [--rounds R] [--megabytes M] [--json PATH]
 
-Starts a real ``maka-resource`` (its own process, a fresh data directory, 127.0.0.1:0) and
-prints:
+Starts a real ``maka-resource`` (its own process, a fresh data directory, 127.0.0.1:0, the
+default sandbox) and, in rounds that alternate product and baseline so both see the same
+machine load, measures (medians over the rounds):
 
-* foreground ``true`` runs per second through ``RunForeground`` (one client at a time, and
-  eight concurrent), against ``subprocess.run(["bash", "-c", "true"])`` in this process;
+* foreground ``true`` runs per second through ``RunForeground`` with 1 and with 8 concurrent
+  clients, against ``subprocess.run`` of the same sandboxed command line in this process with
+  1 and 8 threads: the service's own leader argv (``/bin/sh`` prologue, bubblewrap with the
+  run's mounts, ``env --default-signal``, ``bash -c true``), and, for reference, bubblewrap
+  straight on ``bash -c true`` and plain ``bash -c true``. The service's runs also get a cgroup
+  of their own and three durable commits; the baselines get neither;
 * PTY output throughput through ``Attach`` against reading a PTY directly in this process, for
   the same command writing the same number of bytes.
 
-Every service run is durable (SQLite, ``synchronous=FULL``: three commits per run).
+Every service run is durable (SQLite, ``synchronous=FULL``). The machine may be shared: read
+the ratios, not the absolute figures.
 """
 
 from __future__ import annotations
@@ -21,11 +27,15 @@ import json
 import os
 import platform
 import re
+import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +43,24 @@ import grpc
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from maka_common.auth import local_token_path
+from resource_service.core.sandbox import ExecutionBoundary
+from resource_service.core.sandbox.bwrap import bwrap_argv, layout
+from resource_service.core.sandbox.launch import LaunchPlan
+
 SESSION = "bench"
 LISTENING = re.compile(r"listening on (\S+:\d+)")
 
 
-def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
-    """Start maka-resource and wait for its "listening on HOST:PORT" line."""
+def start_server(
+    data_dir: Path, *extra: str, tree: Path | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """Start maka-resource (from *tree*, another checkout, if given) and wait for its
+    "listening on HOST:PORT" line."""
+    env = None
+    if tree is not None:
+        env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{tree / 'gen' / 'python'}"}
     server = subprocess.Popen(
         [
             sys.executable,
@@ -51,11 +73,14 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
             "--max-live-runs",
             "64",
             "--standalone",  # the bench's sessions are not registered by a kernel
+            *extra,
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env=env,
+        cwd=tree,
     )
     assert server.stderr is not None
     for line in server.stderr:
@@ -67,31 +92,47 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
     raise SystemExit(f"maka-resource exited with {server.wait()} before listening")
 
 
-def bare_true_runs(count: int) -> float:
-    begin = time.perf_counter()
-    for _ in range(count):
-        subprocess.run(["/bin/bash", "-c", "true"], check=True)
-    return count / (time.perf_counter() - begin)
+def command_lines(workspace: str) -> dict[str, list[str]]:
+    """The baselines' argv: the service's own leader line without a cgroup, and simpler ones."""
+    shape = layout(ExecutionBoundary(writable_roots=(workspace,)))
+    plan = LaunchPlan(env={}, cgroup=None, sandboxed=True)
+    plan._bwrap = bwrap_argv("/usr/bin/bwrap", shape, cwd=workspace)
+    return {
+        "service_argv": plan.argv("true"),
+        "bwrap_bash": [*plan._bwrap, "/bin/bash", "-c", "true"],
+        "bash": ["/bin/bash", "-c", "true"],
+    }
 
 
-def service_true_runs(stub: Any, count: int, concurrency: int) -> float:
-    request = pb.RunForegroundRequest(session_id=SESSION, command="true", cwd="/")
-
-    def one(_: int) -> None:
-        *_, last = stub.RunForeground(request, timeout=60)
-        assert last.result.status == pb.RUN_STATUS_COMPLETED, last
-
+def rate(one: Callable[[int], None], count: int, concurrency: int) -> float:
     begin = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, range(count)))
     return count / (time.perf_counter() - begin)
 
 
+def bare_runner(argv: list[str], env: dict[str, str]) -> Callable[[int], None]:
+    def one(_: int) -> None:
+        subprocess.run(argv, check=True, env=env, stdin=subprocess.DEVNULL)
+
+    return one
+
+
+def service_runner(stub: Any, metadata: Any, workspace: str) -> Callable[[int], None]:
+    request = pb.RunForegroundRequest(session_id=SESSION, command="true", cwd=workspace)
+
+    def one(_: int) -> None:
+        *_, last = stub.RunForeground(request, timeout=60, metadata=metadata)
+        assert last.result.status == pb.RUN_STATUS_COMPLETED, last
+
+    return one
+
+
 def flood_command(size: int) -> str:
     return f"stty -echo; IFS= read -r _; yes 'output through a terminal' | head -c {size}"
 
 
-def raw_pty_throughput(size: int) -> tuple[float, int]:
+def raw_pty_throughput(size: int) -> float:
     master, slave = os.openpty()
     process = subprocess.Popen(
         ["/bin/bash", "-c", flood_command(size)],
@@ -115,15 +156,16 @@ def raw_pty_throughput(size: int) -> tuple[float, int]:
     elapsed = time.perf_counter() - begin
     process.wait()
     os.close(master)
-    return received / elapsed / 1e6, received
+    return received / elapsed / 1e6
 
 
-def attach_throughput(stub: Any, size: int) -> tuple[float, int, int]:
+def attach_throughput(stub: Any, metadata: Any, workspace: str, size: int) -> float:
     run = stub.StartBackground(
         pb.StartBackgroundRequest(
-            session_id=SESSION, command=flood_command(size), cwd="/", pty=True
+            session_id=SESSION, command=flood_command(size), cwd=workspace, pty=True
         ),
         timeout=20,
+        metadata=metadata,
     ).run
     begin: list[float] = []
 
@@ -134,70 +176,167 @@ def attach_throughput(stub: Any, size: int) -> tuple[float, int, int]:
         begin.append(time.perf_counter())
         yield pb.AttachRequest(control=pb.AttachControl(sequence=1, input="\r"))
 
-    received = gaps = 0
-    for event in stub.Attach(requests(), timeout=300):
+    received = 0
+    for event in stub.Attach(requests(), timeout=300, metadata=metadata):
         kind = event.WhichOneof("event")
         if kind == "output":
             received += len(event.output.data)
-        elif kind == "gap":
-            gaps += 1
         elif kind == "ended":
             break
     elapsed = time.perf_counter() - begin[0]
-    return received / elapsed / 1e6, received, gaps
+    return received / elapsed / 1e6
+
+
+def measure(
+    stubs: dict[str, Any], metadata: dict[str, Any], workspace: str, args: argparse.Namespace
+) -> dict[str, Any]:
+    env = {"PATH": "/usr/bin:/bin", "HOME": workspace}
+    bare = {name: bare_runner(argv, env) for name, argv in command_lines(workspace).items()}
+    services = {
+        name: service_runner(stub, metadata[name], workspace) for name, stub in stubs.items()
+    }
+    for one in services.values():
+        one(0)
+        rate(one, 20, 8)  # warm up
+    samples: dict[str, list[float]] = {}
+
+    def sample(name: str, value: float) -> None:
+        samples.setdefault(name, []).append(value)
+
+    for _ in range(args.rounds):
+        for concurrency in (1, 8):
+            for name, one in services.items():
+                sample(f"{name}_c{concurrency}", rate(one, args.runs, concurrency))
+            for name, one in bare.items():
+                sample(f"{name}_c{concurrency}", rate(one, args.runs, concurrency))
+    size = args.megabytes * 1_000_000
+    for _ in range(args.pty_rounds):
+        sample("raw_pty_mb_s", raw_pty_throughput(size))
+        for name, stub in stubs.items():
+            sample(
+                f"{name}_attach_pty_mb_s", attach_throughput(stub, metadata[name], workspace, size)
+            )
+    figures: dict[str, Any] = {name: statistics.median(v) for name, v in samples.items()}
+    figures["samples"] = samples
+    figures["services"] = list(stubs)
+    for service in stubs:
+        for concurrency in (1, 8):
+            for name in bare:
+                figures[f"{service}_ratio_c{concurrency}_vs_{name}"] = (
+                    figures[f"{service}_c{concurrency}"] / figures[f"{name}_c{concurrency}"]
+                )
+        figures[f"{service}_scaling_c8_over_c1"] = (
+            figures[f"{service}_c8"] / figures[f"{service}_c1"]
+        )
+        if args.pty_rounds:
+            figures[f"{service}_attach_over_raw_pty"] = (
+                figures[f"{service}_attach_pty_mb_s"] / figures["raw_pty_mb_s"]
+            )
+    # Each round's own ratio (product and baseline measured next to each other), then the
+    # median over rounds: steadier than a ratio of medians when the machine's load drifts.
+    paired: dict[str, float] = {}
+    for service in stubs:
+        for concurrency in (1, 8):
+            mine = samples[f"{service}_c{concurrency}"]
+            for name in (*bare, *(other for other in stubs if other != service)):
+                theirs = samples[f"{name}_c{concurrency}"]
+                paired[f"{service}_c{concurrency}_over_{name}"] = statistics.median(
+                    a / b for a, b in zip(mine, theirs, strict=True)
+                )
+        if args.pty_rounds:
+            paired[f"{service}_attach_over_raw_pty"] = statistics.median(
+                a / b
+                for a, b in zip(
+                    samples[f"{service}_attach_pty_mb_s"], samples["raw_pty_mb_s"], strict=True
+                )
+            )
+    figures["paired_median_ratios"] = paired
+    figures["service_argv_scaling_c8_over_c1"] = (
+        figures["service_argv_c8"] / figures["service_argv_c1"]
+    )
+    return figures
+
+
+def report(figures: dict[str, Any]) -> None:
+    print("median over rounds of each round's ratio:")
+    for name, value in figures["paired_median_ratios"].items():
+        print(f"  {name:<44}{value:>8.2f}")
+    print(f"{'runs/s (median of rounds)':<28}{'c=1':>10}{'c=8':>10}{'c8/c1':>8}")
+    for name in (*figures["services"], "service_argv", "bwrap_bash", "bash"):
+        c1, c8 = figures[f"{name}_c1"], figures[f"{name}_c8"]
+        print(f"{name:<28}{c1:>10.0f}{c8:>10.0f}{c8 / c1:>8.2f}")
+    for service in figures["services"]:
+        for name in ("service_argv", "bwrap_bash", "bash"):
+            print(
+                f"{service} / subprocess.run({name}): "
+                f"c=1 {figures[f'{service}_ratio_c1_vs_{name}']:.2f}, "
+                f"c=8 {figures[f'{service}_ratio_c8_vs_{name}']:.2f}"
+            )
+    for service in figures["services"] if "raw_pty_mb_s" in figures else ():
+        print(
+            f"PTY output ({service}): {figures[f'{service}_attach_pty_mb_s']:.1f} MB/s through "
+            f"Attach vs {figures['raw_pty_mb_s']:.1f} MB/s raw PTY read: "
+            f"{figures[f'{service}_attach_over_raw_pty']:.2f}"
+        )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=300, help="foreground runs per measurement")
-    parser.add_argument("--megabytes", type=int, default=50, help="PTY output per measurement")
+    parser.add_argument("--runs", type=int, default=100, help="foreground runs per sample")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds")
+    parser.add_argument("--megabytes", type=int, default=20, help="PTY output per sample")
+    parser.add_argument("--pty-rounds", type=int, default=3, help="alternating PTY rounds")
     parser.add_argument("--json", metavar="PATH", help="also write the figures here as JSON")
+    parser.add_argument(
+        "--baseline-tree",
+        metavar="DIR",
+        help="also measure a maka-resource started from this checkout ('before'), alternating",
+    )
+    parser.add_argument(
+        "--baseline-args",
+        metavar="FLAGS",
+        help="also measure a maka-resource started with these extra flags ('before'; of this "
+        "checkout unless --baseline-tree), e.g. '--event-loop uvloop'",
+    )
+    parser.add_argument("server_args", nargs="*", help="extra maka-resource flags (after --)")
     args = parser.parse_args()
-    size = args.megabytes * 1_000_000
 
-    with tempfile.TemporaryDirectory(prefix="maka-resource-bench-") as data_dir:
-        server, address = start_server(Path(data_dir))
+    trees: dict[str, Path | None] = {"service": None}
+    if args.baseline_tree or args.baseline_args:
+        trees["before"] = Path(args.baseline_tree).resolve() if args.baseline_tree else None
+    servers: list[subprocess.Popen[str]] = []
+    with tempfile.TemporaryDirectory(prefix="maka-resource-bench-") as base, ExitStack() as stack:
+        workspace = Path(base) / "workspace"
+        workspace.mkdir()
+        stubs: dict[str, Any] = {}
+        metadata: dict[str, Any] = {}
         try:
-            with grpc.insecure_channel(address) as channel:
-                stub = resource_pb2_grpc.ResourceServiceStub(channel)
-                service_true_runs(stub, 20, 1)  # warm up
-                figures: dict[str, Any] = {
-                    "bare_subprocess_run_true_per_s": bare_true_runs(args.runs),
-                    "service_foreground_true_per_s": service_true_runs(stub, args.runs, 1),
-                    "service_foreground_true_per_s_8_concurrent": service_true_runs(
-                        stub, args.runs, 8
-                    ),
-                }
-                raw_mbps, raw_received = raw_pty_throughput(size)
-                figures.update(raw_pty_read_mb_per_s=raw_mbps, raw_pty_bytes_received=raw_received)
-                mbps, received, gaps = attach_throughput(stub, size)
-                figures.update(
-                    attach_pty_mb_per_s=mbps,
-                    attach_bytes_received=received,
-                    command_bytes_written=size,
-                    attach_gaps=gaps,
-                )
-                stub.Shutdown(pb.ShutdownRequest(), timeout=30)
+            for name, tree in trees.items():
+                data_dir = Path(base) / f"data-{name}"
+                extra = [*args.server_args]
+                if name == "before":
+                    extra += shlex.split(args.baseline_args or "")
+                server, address = start_server(data_dir, *extra, tree=tree)
+                servers.append(server)
+                token = local_token_path(data_dir).read_text().strip()
+                metadata[name] = (("authorization", f"Bearer {token}"),)
+                channel = stack.enter_context(grpc.insecure_channel(address))
+                stubs[name] = resource_pb2_grpc.ResourceServiceStub(channel)
+            figures = measure(stubs, metadata, str(workspace), args)
+            for name, stub in stubs.items():
+                stub.Shutdown(pb.ShutdownRequest(), timeout=30, metadata=metadata[name])
         finally:
-            server.wait(30) if server.poll() is None else None
-            if server.poll() is None:
-                server.kill()
+            for server in servers:
+                server.wait(30) if server.poll() is None else None
+                if server.poll() is None:
+                    server.kill()
     figures["machine"] = {
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
+        "load_average": os.getloadavg(),
     }
-    print(
-        f"foreground `true`: {figures['service_foreground_true_per_s']:.0f} runs/s through the "
-        f"service ({figures['service_foreground_true_per_s_8_concurrent']:.0f} runs/s with 8 "
-        f"concurrent clients) vs {figures['bare_subprocess_run_true_per_s']:.0f} runs/s bare "
-        "subprocess.run"
-    )
-    print(
-        f"PTY output: {figures['attach_pty_mb_per_s']:.1f} MB/s through Attach "
-        f"({received} bytes, {gaps} gap(s)) vs {figures['raw_pty_read_mb_per_s']:.1f} MB/s "
-        f"raw PTY read ({raw_received} bytes; the terminal turns each \\n into \\r\\n)"
-    )
+    report(figures)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0

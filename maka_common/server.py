@@ -32,7 +32,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -361,7 +361,13 @@ def server_options(keepalive: KeepalivePolicy = KEEPALIVE) -> list[tuple[str, An
     return [("grpc.so_reuseport", 0), *keepalive.server_options()]
 
 
-def run_main(config: CommonConfig, service: Service) -> int:
-    """Entry-point helper: logging, event loop, exit code."""
+def run_main(
+    config: CommonConfig,
+    service: Service,
+    *,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+) -> int:
+    """Entry-point helper: logging, event loop (asyncio's, or *loop_factory*'s), exit code."""
     configure_logging(config.log_level, config.log_format)
-    return asyncio.run(serve(config, service))
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        return runner.run(serve(config, service))

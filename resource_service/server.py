@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import grpc
@@ -53,6 +53,7 @@ from resource_service.sandbox_config import (
 from resource_service.store import SqliteShellRunStore
 
 DEFAULT_PORT = 50052
+EVENT_LOOPS = ("asyncio", "uvloop")
 SERVICE_NAME = resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name
 
 log = logging.getLogger("maka.resource")
@@ -66,6 +67,8 @@ class ResourceConfig:
     shell: ShellRunConfig
     #: Admit any well-formed session id, not only the sessions the kernel registered.
     standalone: bool = False
+    #: The event loop: ``asyncio`` (the standard library's) or ``uvloop`` (libuv's).
+    event_loop: str = "asyncio"
 
 
 def _limit(value: str) -> int:
@@ -87,6 +90,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
     _add_shell_settings(settings, ShellRunConfig())
     add_sandbox_settings(settings)
     _add_output_settings(settings, ShellRunConfig())
+    _add_loop_setting(settings)
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
@@ -99,7 +103,9 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         max_run_output_bytes=int(ns.max_run_output_bytes),
         max_kept_output_bytes=int(ns.max_kept_output_bytes),
     )
-    return ResourceConfig(common=common, shell=shell, standalone=bool(ns.standalone))
+    return ResourceConfig(
+        common=common, shell=shell, standalone=bool(ns.standalone), event_loop=ns.event_loop
+    )
 
 
 def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> None:
@@ -119,6 +125,16 @@ def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> 
         metavar="BYTES",
         help="most bytes the output journals of ended runs keep together; the journals of the "
         "runs that ended first are removed first",
+    )
+
+
+def _add_loop_setting(settings: SettingsParser) -> None:
+    settings.add(
+        "event-loop",
+        default="asyncio",
+        choices=EVENT_LOOPS,
+        help="the event loop that carries every stream, process and store call: asyncio (the "
+        "standard library's) or uvloop (libuv's: less CPU per run and per message)",
     )
 
 
@@ -297,6 +313,8 @@ class ResourceService:
             await self.close()
             raise StartupError(f"cannot open the shell-run store: {error}") from error
         _log_capabilities(self._supervisor.sandbox.capabilities)
+        loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
+        log.info("event loop: %s", "uvloop" if loop == "uvloop" else "asyncio")
         recovery = self._supervisor.recovery
         if recovery is not None and recovery.orphaned:
             log.warning(
@@ -391,9 +409,19 @@ class ResourceService:
             self._tasks.spawn(self._host.set_serving(False), name="not serving", log_failure=True)
 
 
+def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    if name == "uvloop":
+        import uvloop  # only when chosen
+
+        return uvloop.new_event_loop
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
-    return run_main(config.common, ResourceService(config))
+    return run_main(
+        config.common, ResourceService(config), loop_factory=_loop_factory(config.event_loop)
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from resource_service.core.sandbox.settings import SandboxSettings
-from resource_service.core.screen import DEFAULT_MAX_PENDING, DEFAULT_SCROLLBACK
+from resource_service.core.screen_limits import DEFAULT_MAX_PENDING, DEFAULT_SCROLLBACK
 from resource_service.core.sizes import DEFAULT_PAGE_BYTES
 
 __all__ = ["ShellRunConfig"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
 
 from resource_service.core.config import ShellRunConfig
 from resource_service.core.journal import JournalReader, JournalWriter
@@ -19,7 +20,9 @@ from resource_service.core.output import (
 from resource_service.core.output_counts import JournalSummary
 from resource_service.core.output_follow import check_after, follow_live
 from resource_service.core.records import PipesOutput, PtyOutput, ShellRunOutput, ShellRunRecord
-from resource_service.core.screen import TerminalScreen
+
+if TYPE_CHECKING:
+    from resource_service.core.screen import TerminalScreen
 
 __all__ = ["RunOutput"]
 
@@ -47,6 +50,9 @@ class RunOutput:
         self.tails: dict[OutputStream, TailBuffer] = {}
         self.screen: TerminalScreen | None = None
         if record.mode == "pty":
+            # Imported with the first PTY run: the emulator is a fifth of the start-up imports.
+            from resource_service.core.screen import TerminalScreen
+
             self.screen = TerminalScreen(
                 record.output.cols if isinstance(record.output, PtyOutput) else 80,
                 record.output.rows if isinstance(record.output, PtyOutput) else 24,

@@ -21,11 +21,10 @@ from pyte.screens import Char, Margins, StaticDefaultDict
 from wcwidth import wcwidth
 
 from resource_service.core.records import PtyOutput
+from resource_service.core.screen_limits import DEFAULT_MAX_PENDING, DEFAULT_SCROLLBACK
 
 __all__ = ["DEFAULT_MAX_PENDING", "DEFAULT_SCROLLBACK", "TerminalScreen"]
 
-DEFAULT_SCROLLBACK: Final = 500
-DEFAULT_MAX_PENDING: Final = 32 * 1024
 # Private modes that switch to the alternate screen (xterm): 47, 1047, and 1049 (which also
 # saves the cursor).
 _ALTERNATE_MODES: Final = frozenset({47, 1047, 1049})

@@ -9,10 +9,11 @@ them opens as it is (same schema version: older hosts ignore the tables; a regis
 without an owner row is the local principal's).
 
 Commits use ``synchronous=FULL`` (an acknowledged state change survives power loss, not only a
-crash). The worker applies calls in the order they were made, which makes ``change_seq``
-(assigned inside each write transaction, advanced on the worker right after its COMMIT) commit
-order. A stored record this store cannot read back is ``PersistenceFailedError`` like a refused
-write; every call is refused with :class:`StoreClosedError` once the owner has closed.
+crash). The record writes of concurrent runs share one transaction (group commit,
+:mod:`.group_commit`): each caller is released only after the COMMIT holding its write.
+``change_seq`` is assigned inside the transaction, one past the highest stored, so it is
+commit order. A stored record this store cannot read back is ``PersistenceFailedError`` like a
+refused write; every call is refused with :class:`StoreClosedError` once the owner has closed.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ from resource_service.core.errors import (
 )
 from resource_service.core.records import ShellRunRecord
 from resource_service.store._codec import record_from_json, record_to_json
+from resource_service.store.group_commit import GroupCommit
 
 __all__ = ["DATABASE_NAME", "SqliteShellRunStore"]
 
 DATABASE_NAME: Final = "shell-runs.sqlite3"
+_LABEL: Final = "the shell-run store"
 _SCHEMA_VERSION: Final = 1
 
 _SCHEMA: Final = """
@@ -92,6 +95,15 @@ class SqliteShellRunStore:
         self._worker = worker
         self.path = worker.path
         self._change_seq = change_seq
+        #: Record writes of concurrent runs share a transaction (:mod:`.group_commit`).
+        self._commits: GroupCommit[ShellRunRecord] = GroupCommit(
+            worker, ERRORS, label=_LABEL, committed=self._committed
+        )
+
+    @property
+    def transactions(self) -> int:
+        """Record-write transactions committed so far (one per batch of concurrent writes)."""
+        return self._commits.transactions
 
     @property
     def last_change_seq(self) -> int:
@@ -103,7 +115,7 @@ class SqliteShellRunStore:
             lease,
             lease.root.path / name,
             StoreSchema(_SCHEMA, _SCHEMA_VERSION),
-            WorkerOptions(label="the shell-run store", thread_name="shell-run-store"),
+            WorkerOptions(label=_LABEL, thread_name="shell-run-store"),
             ERRORS,
         )
         try:
@@ -118,7 +130,9 @@ class SqliteShellRunStore:
         return self._worker.closed
 
     async def close(self) -> None:
-        """Close the database (the root owner stays open); idempotent."""
+        """Close the database once every queued write is settled (the root owner stays open);
+        idempotent."""
+        await self._commits.close()
         await self._worker.close()
 
     # -- ShellRunStore ---------------------------------------------------------------------
@@ -177,15 +191,17 @@ class SqliteShellRunStore:
 
     async def _put(self, record: ShellRunRecord, statement: _Put) -> ShellRunRecord:
         def put(db: sqlite3.Connection) -> ShellRunRecord:
-            # On the worker: the previous write's change_seq is already counted.
-            stored = dataclasses.replace(record, change_seq=self._change_seq + 1)
+            # On the worker, inside the batch's transaction: the writes before this one (of
+            # earlier batches and of this one) are counted; a write rolled back is not.
+            stored = dataclasses.replace(record, change_seq=_last_change_seq(db) + 1)
             statement(db, stored, record_to_json(stored))
             return stored
 
-        return await self._worker.write(put, committed=self._committed)
+        return await self._commits.submit(put)
 
-    def _committed(self, stored: ShellRunRecord) -> None:
-        self._change_seq = stored.change_seq
+    def _committed(self, stored: list[ShellRunRecord]) -> None:
+        if stored:
+            self._change_seq = stored[-1].change_seq
 
 
 # -- statements (run on the worker thread) -----------------------------------------------------

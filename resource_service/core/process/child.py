@@ -112,19 +112,31 @@ class ProcessHandle:
         stream = self._readers.get(fd)
         if stream is None:
             return
-        try:
-            data = os.read(fd, _READ_SIZE)
-        except BlockingIOError:
-            return
-        except OSError as error:
-            # EIO on a PTY master means every slave end is closed: end of file.
-            if error.errno != errno.EIO:
-                raise
-            data = b""
-        if not data:
+        # Read what is ready now, up to _READ_SIZE, as one chunk: a PTY hands out at most
+        # about 4 KiB per read, and each chunk costs the log, the journal, the screen and
+        # every follower a step, so a flood becomes a few large chunks instead of many small.
+        pieces: list[bytes] = []
+        size = 0
+        eof = False
+        while size < _READ_SIZE:
+            try:
+                data = os.read(fd, _READ_SIZE - size)
+            except BlockingIOError:
+                break
+            except OSError as error:
+                # EIO on a PTY master means every slave end is closed: end of file.
+                if error.errno != errno.EIO:
+                    raise
+                data = b""
+            if not data:
+                eof = True
+                break
+            pieces.append(data)
+            size += len(data)
+        if pieces:
+            self._sink(stream, pieces[0] if len(pieces) == 1 else b"".join(pieces))
+        if eof:
             self._close_reader(fd)
-            return
-        self._sink(stream, data)
 
     def _close_reader(self, fd: int) -> None:
         if self._readers.pop(fd, None) is None:
@@ -169,8 +181,9 @@ class ProcessHandle:
         empty (up to *within* seconds) and remove it; ``False`` if something survived."""
         if self.cgroup is None:
             return True
-        self.cgroup.kill()
-        if not await self.cgroup.wait_empty(within):
+        killed = self.cgroup.kill()
+        # An empty cgroup may still have members killed earlier that have not quite exited.
+        if (killed or self.cgroup.pinned) and not await self.cgroup.wait_empty(within):
             return False
         return self.cgroup.remove()
 

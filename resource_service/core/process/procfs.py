@@ -35,9 +35,15 @@ class ProcStat:
 
 def read_stat(pid: int) -> ProcStat | None:
     try:
-        raw = (_PROC / str(pid) / "stat").read_bytes()
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
     except (FileNotFoundError, ProcessLookupError, PermissionError):
         return None
+    try:
+        raw = os.read(fd, 4096)  # one line, generated at once
+    except ProcessLookupError:
+        return None
+    finally:
+        os.close(fd)
     # Field 2 (comm) is in parentheses and may itself contain spaces and parentheses.
     rest = raw[raw.rfind(b")") + 2 :].split()
     # rest[0] is field 3 (state); field n is rest[n - 3].

@@ -81,28 +81,38 @@ class RunCgroup:
         self._pinned: list[int] = []
 
     @property
+    def pinned(self) -> bool:
+        """Whether members killed earlier are still being waited for."""
+        return bool(self._pinned)
+
+    @property
     def procs(self) -> Path:
         return self.path / "cgroup.procs"
 
     def members(self) -> list[int]:
         with contextlib.suppress(OSError):
-            return [int(pid) for pid in self.procs.read_text().split()]
+            return [int(pid) for pid in _read(self.procs).split()]
         return []
 
-    def kill(self) -> None:
-        """SIGKILL every process in the cgroup (and in any cgroup below it)."""
+    def kill(self) -> bool:
+        """SIGKILL every process in the cgroup (and in any cgroup below it); ``False`` if it
+        was empty (then there is nothing to signal: no process can enter it from outside)."""
+        if not self.populated():
+            return False
         for pid in self.members():
             with contextlib.suppress(OSError):
                 self._pinned.append(os.pidfd_open(pid))
         with contextlib.suppress(FileNotFoundError):
-            (self.path / "cgroup.kill").write_text("1")
+            _write(self.path / "cgroup.kill", b"1")
+        return True
 
     def populated(self) -> bool:
+        """Whether a live process is in the cgroup or below it (``cgroup.events``)."""
         try:
-            events = (self.path / "cgroup.events").read_text()
+            events = _read(self.path / "cgroup.events")
         except FileNotFoundError:
             return False
-        return "populated 1" in events
+        return b"populated 1" in events
 
     async def wait_empty(self, within: float) -> bool:
         """Wait until no process is left; ``False`` if *within* seconds pass first."""
@@ -139,6 +149,23 @@ class RunCgroup:
             log.warning("cannot remove %s: %s", self.path, error)
             return False
         return True
+
+
+def _read(path: Path) -> bytes:
+    """The contents of a small cgroup file (one read: these are generated, not stored)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 65536)
+    finally:
+        os.close(fd)
+
+
+def _write(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 class CgroupTree:
