@@ -20,11 +20,9 @@ import concurrent.futures
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -33,38 +31,16 @@ import grpc
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import Server, start_service
+
 SESSION = "bench"
-LISTENING = re.compile(r"listening on (\S+:\d+)")
+Metadata = tuple[tuple[str, str], ...]
 
 
-def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
-    """Start maka-resource and wait for its "listening on HOST:PORT" line."""
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "resource_service.server",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            str(data_dir),
-            "--max-live-runs",
-            "64",
-            "--standalone",  # the bench's sessions are not registered by a kernel
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stderr is not None
-    for line in server.stderr:
-        match = LISTENING.search(line)
-        if match:
-            # Keep draining the log so the server never blocks on a full pipe.
-            threading.Thread(target=server.stderr.read, daemon=True).start()
-            return server, match.group(1)
-    raise SystemExit(f"maka-resource exited with {server.wait()} before listening")
+def start_server(data_dir: Path) -> Server:
+    """Start maka-resource (standalone: the bench's sessions are not registered by a kernel)."""
+    return start_service("resource", data_dir, "--max-live-runs", "64", "--standalone")
 
 
 def bare_true_runs(count: int) -> float:
@@ -74,11 +50,19 @@ def bare_true_runs(count: int) -> float:
     return count / (time.perf_counter() - begin)
 
 
-def service_true_runs(stub: Any, count: int, concurrency: int) -> float:
-    request = pb.RunForegroundRequest(session_id=SESSION, command="true", cwd="/")
+def service_true_runs(
+    stub: Any,
+    count: int,
+    concurrency: int,
+    metadata: Metadata = (),
+    *,
+    session: str = SESSION,
+    cwd: str = "/",
+) -> float:
+    request = pb.RunForegroundRequest(session_id=session, command="true", cwd=cwd)
 
     def one(_: int) -> None:
-        *_, last = stub.RunForeground(request, timeout=60)
+        *_, last = stub.RunForeground(request, timeout=60, metadata=metadata)
         assert last.result.status == pb.RUN_STATUS_COMPLETED, last
 
     begin = time.perf_counter()
@@ -118,24 +102,27 @@ def raw_pty_throughput(size: int) -> tuple[float, int]:
     return received / elapsed / 1e6, received
 
 
-def attach_throughput(stub: Any, size: int) -> tuple[float, int, int]:
+def attach_throughput(
+    stub: Any, size: int, metadata: Metadata = (), session: str = SESSION, cwd: str = "/"
+) -> tuple[float, int, int]:
     run = stub.StartBackground(
         pb.StartBackgroundRequest(
-            session_id=SESSION, command=flood_command(size), cwd="/", pty=True
+            session_id=session, command=flood_command(size), cwd=cwd, pty=True
         ),
         timeout=20,
+        metadata=metadata,
     ).run
     begin: list[float] = []
 
     def requests() -> Any:
         yield pb.AttachRequest(
-            start=pb.AttachStart(session_id=SESSION, ref=run.ref, controller_id="bench")
+            start=pb.AttachStart(session_id=session, ref=run.ref, controller_id="bench")
         )
         begin.append(time.perf_counter())
         yield pb.AttachRequest(control=pb.AttachControl(sequence=1, input="\r"))
 
     received = gaps = 0
-    for event in stub.Attach(requests(), timeout=300):
+    for event in stub.Attach(requests(), timeout=300, metadata=metadata):
         kind = event.WhichOneof("event")
         if kind == "output":
             received += len(event.output.data)
@@ -156,32 +143,31 @@ def main() -> int:
     size = args.megabytes * 1_000_000
 
     with tempfile.TemporaryDirectory(prefix="maka-resource-bench-") as data_dir:
-        server, address = start_server(Path(data_dir))
+        server = start_server(Path(data_dir))
+        auth = server.metadata
         try:
-            with grpc.insecure_channel(address) as channel:
+            with grpc.insecure_channel(server.address) as channel:
                 stub = resource_pb2_grpc.ResourceServiceStub(channel)
-                service_true_runs(stub, 20, 1)  # warm up
+                service_true_runs(stub, 20, 1, auth)  # warm up
                 figures: dict[str, Any] = {
                     "bare_subprocess_run_true_per_s": bare_true_runs(args.runs),
-                    "service_foreground_true_per_s": service_true_runs(stub, args.runs, 1),
+                    "service_foreground_true_per_s": service_true_runs(stub, args.runs, 1, auth),
                     "service_foreground_true_per_s_8_concurrent": service_true_runs(
-                        stub, args.runs, 8
+                        stub, args.runs, 8, auth
                     ),
                 }
                 raw_mbps, raw_received = raw_pty_throughput(size)
                 figures.update(raw_pty_read_mb_per_s=raw_mbps, raw_pty_bytes_received=raw_received)
-                mbps, received, gaps = attach_throughput(stub, size)
+                mbps, received, gaps = attach_throughput(stub, size, auth)
                 figures.update(
                     attach_pty_mb_per_s=mbps,
                     attach_bytes_received=received,
                     command_bytes_written=size,
                     attach_gaps=gaps,
                 )
-                stub.Shutdown(pb.ShutdownRequest(), timeout=30)
+                stub.Shutdown(pb.ShutdownRequest(), timeout=30, metadata=auth)
         finally:
-            server.wait(30) if server.poll() is None else None
-            if server.poll() is None:
-                server.kill()
+            server.stop()
     figures["machine"] = {
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
