@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime
 import json
 import os
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +68,17 @@ def build_go_echo(out: Path) -> Path:
     return binary
 
 
-def start_baselines(tmp: Path) -> tuple[Server, Server]:
+@contextlib.contextmanager
+def running_baselines(tmp: Path) -> Iterator[dict[str, Server]]:
+    """The grpc.aio and grpc-go echo servers, on one descriptor set of echo.proto."""
     descriptors = echo_server.descriptor_set(tmp / "echo.binpb")
     binary = build_go_echo(tmp)
     script = Path(echo_server.__file__)
     aio = start("echo-aio", [sys.executable, str(script), "--descriptors", str(descriptors)])
-    go = start("echo-go", [str(binary), "-descriptors", str(descriptors)])
-    return aio, go
+    with running(aio):
+        go = start("echo-go", [str(binary), "-descriptors", str(descriptors)])
+        with running(go):
+            yield {"aio": aio, "go": go}
 
 
 def smoke(pair: Pair, profiles: list[Profile], fixtures: dict[str, Any]) -> int:
@@ -95,6 +101,8 @@ def smoke(pair: Pair, profiles: list[Profile], fixtures: dict[str, Any]) -> int:
             f"({time.perf_counter() - began:.1f} s)",
             flush=True,
         )
+    verdict = f"{failed} of {len(profiles)} profile(s) FAILED" if failed else "all passed"
+    print(f"ghz smoke: {len(profiles)} profile(s), {verdict}", flush=True)
     return 1 if failed else 0
 
 
@@ -145,7 +153,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-rows", action="store_true", help="skip the Python-driver rows")
     parser.add_argument("--no-growth", action="store_true", help="skip the growth curves")
     parser.add_argument("--max-sessions", type=int, default=10_000, help="growth: most sessions")
-    parser.add_argument("--json", type=Path, default=Path("bench/results/ghz.json"))
+    parser.add_argument(
+        "--json", type=Path, default=ghz_profiles.ROOT / "bench" / "results" / "ghz.json"
+    )
     args = parser.parse_args(argv)
     if args.reps < 1 or args.duration <= 0:
         parser.error("--reps and --duration must be positive")
@@ -178,9 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             fixtures = asyncio.run(ghz_fixtures.create(pair, workspace, needs_sessions))
             if args.smoke:
                 return smoke(pair, profiles, fixtures)
-            aio, go = start_baselines(tmp)
-            with running(aio), running(go):
-                baselines = {"aio": aio, "go": go}
+            with running_baselines(tmp) as baselines:
+                aio = baselines["aio"]
                 print(report.HEADER, flush=True)
                 results["profiles"] = {
                     p.name: measure_profile(
