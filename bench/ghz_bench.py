@@ -30,6 +30,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -56,6 +57,8 @@ ECHO_GO = Path(__file__).resolve().parent / "echo"
 def build_go_echo(out: Path) -> Path:
     """Build bench/echo (grpc-go) into *out*."""
     binary = out / "echo-go"
+    if shutil.which("go") is None:
+        raise BenchError("the grpc-go baseline needs a Go toolchain (go) on PATH")
     result = subprocess.run(
         ["go", "build", "-o", str(binary), "."],
         cwd=ECHO_GO,
@@ -112,7 +115,10 @@ def versions() -> dict[str, str]:
     import grpc
 
     def out(*argv: str) -> str:
-        result = subprocess.run(argv, capture_output=True, text=True, check=False)
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, check=False)
+        except FileNotFoundError:
+            return f"{argv[0]}: not installed"
         lines = (result.stdout or result.stderr).strip().splitlines()
         return next((line for line in lines if "\tmod\t" in line), lines[0] if lines else "")
 
