@@ -2,10 +2,10 @@
 message sizes (the baselines answer with the same).
 
 :func:`create` makes a scripted session ``bench-main`` in a fresh workspace with a few turns
-in its log and ten finished runs of ``true``, and a scripted session ``ghz-<worker id>`` for
-every ghz worker of a profile with ``sessions_per_worker``. :func:`message_sizes` calls a
-profile's method once, from Python, with the profile's own request, and measures the request
-and the responses.
+in its log and ten finished runs of ``true``, twenty more sessions to list, and a scripted
+session ``ghz-<worker id>`` for every ghz worker of a profile with ``sessions_per_worker``.
+:func:`message_sizes` calls a profile's method once, from Python, with the profile's own
+request, and measures the request and the responses.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from maka.resource.v1 import resource_pb2_grpc
 from support import BenchError, Pair
 
 MAIN = "bench-main"
+#: Sessions made besides the others, so a page of ListSessions is full.
+LISTED = 20
 SERVICES = {"kernel": kpb.DESCRIPTOR, "resource": rpb.DESCRIPTOR}
 SERVICE_NAMES = {"kernel": "KernelService", "resource": "ResourceService"}
 
@@ -74,6 +76,9 @@ async def create(pair: Pair, workspace: Path, profiles: list[Profile]) -> dict[s
         }
         for worker in sorted(workers):
             await scripted_session(kernel, metadata, f"ghz-{worker}", str(workspace))
+        # ListSessions reads full pages.
+        for index in range(LISTED):
+            await scripted_session(kernel, metadata, f"bench-listed-{index}", str(workspace))
     return {
         "SESSION": MAIN,
         "SESSION_ENTRIES": last_seq,
