@@ -22,12 +22,9 @@ import asyncio
 import json
 import os
 import platform
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -50,7 +47,9 @@ from kernel_service.core import (
 from kernel_service.store.sqlite import SqliteSessionStore
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 
-LISTENING = re.compile(r"listening on (\S+:\d+)")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import Server, start_service
+
 LATENCY_SCRIPT = "/script say hi"
 WORKSPACE = "/tmp/maka-kernel-bench"
 # Sessions need a workspace root that exists.
@@ -137,46 +136,36 @@ async def bench_kernel(
         owner.close()
 
 
-def start_server(data_dir: Path, synchronous: str) -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kernel_service.server",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            str(data_dir),
-            "--sqlite-synchronous",
-            synchronous,
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+def start_server(data_dir: Path, synchronous: str) -> Server:
+    """maka-kernel alone: scripted sessions, no resource service (nothing listens on port 1)."""
+    return start_service(
+        "kernel",
+        data_dir,
+        "--sqlite-synchronous",
+        synchronous,
+        "--default-backend",
+        "scripted",
+        "--resource-address",
+        "127.0.0.1:1",
+        "--shutdown-resource",
+        "no",
     )
-    assert server.stderr is not None
-    for line in server.stderr:
-        match = LISTENING.search(line)
-        if match:
-            # Keep reading its log so the server never blocks on a full pipe.
-            threading.Thread(target=server.stderr.read, daemon=True).start()
-            return server, match.group(1)
-    server.kill()
-    raise SystemExit("maka-kernel did not start")
 
 
-async def bench_grpc(address: str, turns: int, words: int) -> dict[str, float]:
-    async with grpc.aio.insecure_channel(address) as channel:
+async def bench_grpc(server: Server, turns: int, words: int) -> dict[str, float]:
+    auth = server.metadata
+    async with grpc.aio.insecure_channel(server.address) as channel:
         stub = kernel_pb2_grpc.KernelServiceStub(channel)
         await channel.channel_ready()
         session = (
-            await stub.CreateSession(pb.CreateSessionRequest(workspace_root=WORKSPACE))
+            await stub.CreateSession(
+                pb.CreateSessionRequest(workspace_root=WORKSPACE, backend=KIND), metadata=auth
+            )
         ).session
 
         async def run(text: str) -> AsyncIterator[Any]:
             async for response in stub.StartTurn(
-                pb.StartTurnRequest(session_id=session.id, text=text)
+                pb.StartTurnRequest(session_id=session.id, text=text), metadata=auth
             ):
                 yield response
 
@@ -199,12 +188,11 @@ def main() -> int:
         results["kernel"] = asyncio.run(
             bench_kernel(Path(tmp) / "in-process", args.synchronous, args.turns, args.words)
         )
-        server, address = start_server(Path(tmp) / "server", args.synchronous)
+        server = start_server(Path(tmp) / "server", args.synchronous)
         try:
-            results["grpc"] = asyncio.run(bench_grpc(address, args.turns, args.words))
+            results["grpc"] = asyncio.run(bench_grpc(server, args.turns, args.words))
         finally:
-            server.terminate()
-            server.wait(30)
+            server.stop()
 
     print(f"scripted turn, SQLite synchronous={args.synchronous}, {platform.python_version()}")
     print(f"{'path':8} {'first event median':>20} {'p95':>10} {'events/s':>12}")

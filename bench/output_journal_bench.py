@@ -22,12 +22,9 @@ import hashlib
 import json
 import os
 import platform
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -35,52 +32,29 @@ from typing import Any
 import grpc
 from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
-from maka_client.credentials import local_token
 
 from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
 from resource_service.core import BashInput, RunSupervisor, ShellRunConfig
 from resource_service.store import SqliteShellRunStore
 
-LISTENING = re.compile(r"listening on (\S+:\d+)")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import Server, start_service
+
 SESSION = "journal-bench"
 
 
-def start_server(data_dir: Path, *flags: str) -> tuple[subprocess.Popen[str], str]:
-    """Start maka-resource and wait for its "listening on HOST:PORT" line."""
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "resource_service.server",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            str(data_dir),
-            "--standalone",
-            *flags,
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stderr is not None
-    for line in server.stderr:
-        match = LISTENING.search(line)
-        if match:
-            threading.Thread(target=server.stderr.read, daemon=True).start()
-            return server, match.group(1)
-    raise SystemExit(f"maka-resource exited with {server.wait()} before listening")
+def start_server(data_dir: Path, *flags: str) -> Server:
+    """Start maka-resource (standalone) with *flags*."""
+    return start_service("resource", data_dir, "--standalone", *flags)
 
 
 def slow_consumer(payload: Path, digest: str, pause: float, *flags: str) -> dict[str, Any]:
     """What a consumer that falls as far behind as it can receives of ``cat payload``."""
     with tempfile.TemporaryDirectory(prefix="maka-journal-bench-") as data_dir:
-        server, address = start_server(Path(data_dir), *flags)
+        server = start_server(Path(data_dir), *flags)
         try:
-            token = local_token(data_dir)
-            auth = (("authorization", f"Bearer {token}"),) if token else ()
-            with grpc.insecure_channel(address) as channel:
+            auth = server.metadata
+            with grpc.insecure_channel(server.address) as channel:
                 stub = resource_pb2_grpc.ResourceServiceStub(channel)
                 watch = stub.WatchRuns(
                     pb.WatchRunsRequest(session_id=SESSION), timeout=300, metadata=auth
@@ -109,9 +83,7 @@ def slow_consumer(payload: Path, digest: str, pause: float, *flags: str) -> dict
                         lost += event.gap.stdout_bytes + event.gap.stderr_bytes
                 stub.Shutdown(pb.ShutdownRequest(), timeout=30, metadata=auth)
         finally:
-            server.wait(30) if server.poll() is None else None
-            if server.poll() is None:
-                server.kill()
+            server.stop()
     return {
         "bytes_received": size,
         "share_received": size / payload.stat().st_size,

@@ -21,47 +21,19 @@ import asyncio
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import KernelClient, ResourceClient
+from maka_client.aio import ClientOptions, KernelClient, ResourceClient
 
-LISTENING = re.compile(r"listening on (\S+:\d+)")
-
-
-def start(module: str, data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            module,
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            str(data_dir),
-            *args,
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stderr is not None
-    for line in process.stderr:
-        match = LISTENING.search(line)
-        if match:
-            # Keep reading its log so the pipe never fills and blocks the service.
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, match.group(1)
-    raise SystemExit(f"{module} did not start")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from support import Pair, running_pair
 
 
 def summary(samples: list[float]) -> dict[str, float]:
@@ -73,9 +45,13 @@ def summary(samples: list[float]) -> dict[str, float]:
     }
 
 
-async def measure(kernel_address: str, resource_address: str, runs: int) -> dict[str, Any]:
+async def measure(pair: Pair, runs: int) -> dict[str, Any]:
     workspace = tempfile.mkdtemp(prefix="maka-bench-ws-")
-    async with KernelClient(kernel_address) as kernel, ResourceClient(resource_address) as rc:
+    options = ClientOptions(token=pair.token)
+    async with (
+        KernelClient(pair.kernel.address, options=options) as kernel,
+        ResourceClient(pair.resource.address, options=options) as rc,
+    ):
         session = await kernel.create_session(workspace, permission_mode=kpb.PERMISSION_MODE_BYPASS)
 
         async def bare() -> None:
@@ -120,18 +96,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="maka-bench-") as tmp:
-        resource, resource_address = start("resource_service.server", Path(tmp) / "resource")
-        kernel, kernel_address = start(
-            "kernel_service.server", Path(tmp) / "kernel", "--resource-address", resource_address
-        )
-        try:
-            figures = asyncio.run(measure(kernel_address, resource_address, args.runs))
-        finally:
-            for process in (kernel, resource):
-                process.terminate()
-            for process in (kernel, resource):
-                process.wait(30)
+    with (
+        tempfile.TemporaryDirectory(prefix="maka-bench-") as tmp,
+        running_pair(Path(tmp) / "data") as pair,
+    ):
+        figures = asyncio.run(measure(pair, args.runs))
     print(f"{'':<14}{'median ms':>10}{'p95 ms':>10}")
     for name in ("subprocess", "resource_run", "shell_turn"):
         row = figures[name]

@@ -26,13 +26,11 @@ import concurrent.futures
 import json
 import os
 import platform
-import re
 import shlex
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -44,13 +42,14 @@ from maka.resource.v1 import resource_pb2 as pb
 from maka.resource.v1 import resource_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import support
+
 from maka_common.auth import local_token_path
 from resource_service.core.sandbox import ExecutionBoundary
 from resource_service.core.sandbox.bwrap import bwrap_argv, layout
 from resource_service.core.sandbox.launch import LaunchPlan
 
 SESSION = "bench"
-LISTENING = re.compile(r"listening on (\S+:\d+)")
 
 
 def start_server(
@@ -60,36 +59,12 @@ def start_server(
     "listening on HOST:PORT" line."""
     env = None
     if tree is not None:
-        env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{tree / 'gen' / 'python'}"}
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "resource_service.server",
-            "--listen",
-            "127.0.0.1:0",
-            "--data-dir",
-            str(data_dir),
-            "--max-live-runs",
-            "64",
-            "--standalone",  # the bench's sessions are not registered by a kernel
-            *extra,
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=tree,
-    )
-    assert server.stderr is not None
-    for line in server.stderr:
-        match = LISTENING.search(line)
-        if match:
-            # Keep draining the log so the server never blocks on a full pipe.
-            threading.Thread(target=server.stderr.read, daemon=True).start()
-            return server, match.group(1)
-    raise SystemExit(f"maka-resource exited with {server.wait()} before listening")
+        env = {"PYTHONPATH": f"{tree}{os.pathsep}{tree / 'gen' / 'python'}"}
+    argv = [sys.executable, "-m", "resource_service.server", "--listen", "127.0.0.1:0"]
+    argv += ["--data-dir", str(data_dir), "--max-live-runs", "64"]
+    argv += ["--standalone", *extra]  # the bench's sessions are not registered by a kernel
+    server = support.start("maka-resource", argv, data_dir=data_dir, env=env, cwd=tree)
+    return server.process, server.address
 
 
 def command_lines(workspace: str) -> dict[str, list[str]]:

@@ -37,7 +37,6 @@ from maka.resource.v1 import sandbox_pb2 as sb
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resource_bench import start_server
 
-from maka_common.auth import local_token_path
 from resource_service.core.sandbox import ExecutionBoundary
 from resource_service.core.sandbox.bwrap import bwrap_argv, layout
 
@@ -90,10 +89,10 @@ def main() -> int:
         bwrap = bwrap_argv(
             "bwrap", layout(ExecutionBoundary(writable_roots=(str(workspace),))), cwd=str(workspace)
         )
-        server, address = start_server(data_dir)
+        server = start_server(data_dir)
         try:
-            token = local_token_path(data_dir).read_text().strip()
-            with grpc.insecure_channel(address) as channel:
+            token = server.token
+            with grpc.insecure_channel(server.address) as channel:
                 stub = resource_pb2_grpc.ResourceServiceStub(channel)
                 for boundary in (None, DANGER) * 10:  # warm up
                     _one_run(stub, token, str(workspace), boundary)
@@ -111,9 +110,7 @@ def main() -> int:
                     metadata=[("authorization", f"Bearer {token}")],
                 )
         finally:
-            server.wait(30) if server.poll() is None else None
-            if server.poll() is None:
-                server.kill()
+            server.stop()
     figures: dict[str, Any] = {
         "service_foreground_true_sandboxed": _ms(samples["sandboxed"]),
         "service_foreground_true_unsandboxed": _ms(samples["unsandboxed"]),

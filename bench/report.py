@@ -1,0 +1,81 @@
+"""The benchmark's table: one line per profile as it finishes, and the whole run as Markdown
+(the README's Performance section is pasted from it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+HEADER = (
+    f"{'profile':28} {'product':>12} {'grpc.aio':>12} {'grpc-go':>12} "
+    f"{'/aio':>6} {'/go':>6} {'p50 ms':>8} {'p99 ms':>8} {'aio p99':>8}"
+)
+
+
+def _rate(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def profile_line(profile: Any, medians: dict[str, dict[str, float]]) -> str:
+    product, aio, go = medians["product"], medians["aio"], medians["go"]
+    return (
+        f"{profile.name:28} {_rate(product['per_s']):>12} {_rate(aio['per_s']):>12} "
+        f"{_rate(go['per_s']):>12} {product['per_s'] / aio['per_s']:6.2f} "
+        f"{product['per_s'] / go['per_s']:6.2f} {product['p50_ms']:8.2f} "
+        f"{product['p99_ms']:8.2f} {aio['p99_ms']:8.2f}"
+    )
+
+
+def _profiles_table(profiles: dict[str, Any]) -> list[str]:
+    lines = [
+        "| profile | what it measures | product | grpc.aio echo | ratio | grpc-go echo | ratio "
+        "| p50 / p99 ms (product) | p99 ms (grpc.aio) | p99 ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, entry in profiles.items():
+        m, unit = entry["median"], entry["unit"]
+        product, aio, go = m["product"], m["aio"], m["go"]
+        lines.append(
+            f"| `{name}` | {entry['measures']} (c={entry['concurrency']}) "
+            f"| {_rate(product['per_s'])} {unit} | {_rate(aio['per_s'])} "
+            f"| {product['per_s'] / aio['per_s']:.2f} | {_rate(go['per_s'])} "
+            f"| {product['per_s'] / go['per_s']:.2f} "
+            f"| {product['p50_ms']:.1f} / {product['p99_ms']:.1f} | {aio['p99_ms']:.1f} "
+            f"| {product['p99_ms'] / aio['p99_ms']:.1f}x |"
+        )
+    return lines
+
+
+def _rows_table(rows: dict[str, Any]) -> list[str]:
+    lines = ["| figure | product | baseline in the same run | ratio |", "|---|---|---|---|"]
+    for row in rows.values():
+        lines.append(f"| {row['figure']} | {row['product']} | {row['baseline']} | {row['ratio']} |")
+    return lines
+
+
+def _growth_tables(growth: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    for curve in growth.values():
+        lines += ["", f"{curve['title']}:", ""]
+        columns = curve["columns"]
+        lines.append("| " + " | ".join(columns) + " |")
+        lines.append("|" + "---|" * len(columns))
+        for point in curve["points"]:
+            lines.append("| " + " | ".join(str(point[c]) for c in columns) + " |")
+    return lines
+
+
+def markdown(results: dict[str, Any]) -> str:
+    lines = [
+        f"{results['date']}, {results['machine']['cpus']} CPUs ({results['machine']['cpu']}), "
+        f"maka-runtime {results['versions']['maka-runtime']} ({results['versions']['git']}), "
+        f"Python {results['versions']['python']}, grpcio {results['versions']['grpcio']}, "
+        f"{results['versions']['ghz']}; medians of {results['settings']['reps']} alternating "
+        f"repetitions of {results['settings']['duration_s']:g} s",
+        "",
+        *_profiles_table(results["profiles"]),
+    ]
+    if "rows" in results:
+        lines += ["", *_rows_table(results["rows"])]
+    if "growth" in results:
+        lines += _growth_tables(results["growth"])
+    return "\n".join(lines)
