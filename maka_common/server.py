@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import logging
 import os
@@ -33,6 +34,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -55,6 +57,16 @@ HEALTH_SERVICE_NAME = "grpc.health.v1.Health"
 
 # In-flight calls get this long after a drain before the server cancels them.
 _STOP_GRACE_SECONDS = 2.0
+
+
+@functools.cache
+def package_version() -> str:
+    """The installed distribution's version, read once (a metadata lookup scans the path: about
+    1.4 ms, which was most of a GetServerInfo call)."""
+    try:
+        return metadata.version("maka-runtime")
+    except metadata.PackageNotFoundError:  # running from a plain checkout
+        return "0+unknown"
 
 
 class StartupError(Exception):

@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import os
-from importlib import metadata
 
 from google.protobuf import timestamp_pb2
 from maka.kernel.v1 import kernel_pb2
 
 from maka_common.principal import current_principal
-from maka_common.server import ServerHost
-
-
-def package_version() -> str:
-    try:
-        return metadata.version("maka-runtime")
-    except metadata.PackageNotFoundError:  # running from a plain checkout
-        return "0+unknown"
+from maka_common.server import ServerHost, package_version
 
 
 def server_info(

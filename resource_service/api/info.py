@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 import os
-from importlib import metadata
 
 from google.protobuf import timestamp_pb2
 from maka.resource.v1 import resource_pb2
 
 from maka_common.principal import current_principal
-from maka_common.server import ServerHost
+from maka_common.server import ServerHost, package_version
 from resource_service.api.sandbox_convert import capabilities_to_proto
 from resource_service.core import Capabilities
-
-
-def package_version() -> str:
-    try:
-        return metadata.version("maka-runtime")
-    except metadata.PackageNotFoundError:  # running from a plain checkout
-        return "0+unknown"
 
 
 def server_info(
