@@ -3399,9 +3399,14 @@ type StartTurnRequest struct {
 	// the kernel choose one.
 	TurnId string `protobuf:"bytes,2,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	// What the user says (not empty, at most 64 KiB of UTF-8).
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// Set by a client that reads more_events: when it falls behind the turn, the events that
+	// piled up meanwhile come together in one response (event, then more_events), each with
+	// its own seq, none dropped. Unset (the default, and every client written before this
+	// field): exactly one event per response.
+	CoalesceEvents bool `protobuf:"varint,4,opt,name=coalesce_events,json=coalesceEvents,proto3" json:"coalesce_events,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StartTurnRequest) Reset() {
@@ -3455,11 +3460,22 @@ func (x *StartTurnRequest) GetText() string {
 	return ""
 }
 
-// StartTurnResponse is one event of the turn.
+func (x *StartTurnRequest) GetCoalesceEvents() bool {
+	if x != nil {
+		return x.CoalesceEvents
+	}
+	return false
+}
+
+// StartTurnResponse is one event of the turn (or, with coalesce_events, several in a row).
 type StartTurnResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event.
-	Event         *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	Event *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// Only when the request set coalesce_events: the events that follow event, in seq order,
+	// already waiting when it was sent (at most 256 per response, and about 1 MiB beyond the
+	// first event). Never set otherwise.
+	MoreEvents    []*SessionEvent `protobuf:"bytes,2,rep,name=more_events,json=moreEvents,proto3" json:"more_events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3497,6 +3513,13 @@ func (*StartTurnResponse) Descriptor() ([]byte, []int) {
 func (x *StartTurnResponse) GetEvent() *SessionEvent {
 	if x != nil {
 		return x.Event
+	}
+	return nil
+}
+
+func (x *StartTurnResponse) GetMoreEvents() []*SessionEvent {
+	if x != nil {
+		return x.MoreEvents
 	}
 	return nil
 }
@@ -4902,14 +4925,17 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"e\n" +
 	"\x11ListTurnsResponse\x12*\n" +
 	"\x05turns\x18\x01 \x03(\v2\x14.maka.kernel.v1.TurnR\x05turns\x12$\n" +
-	"\x0enext_after_seq\x18\x02 \x01(\x03R\fnextAfterSeq\"^\n" +
+	"\x0enext_after_seq\x18\x02 \x01(\x03R\fnextAfterSeq\"\x87\x01\n" +
 	"\x10StartTurnRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
 	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"G\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12'\n" +
+	"\x0fcoalesce_events\x18\x04 \x01(\bR\x0ecoalesceEvents\"\x86\x01\n" +
 	"\x11StartTurnResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\"\x92\x01\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\x12=\n" +
+	"\vmore_events\x18\x02 \x03(\v2\x1c.maka.kernel.v1.SessionEventR\n" +
+	"moreEvents\"\x92\x01\n" +
 	"\x12StopSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
@@ -5210,60 +5236,61 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	29, // 39: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
 	14, // 40: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
 	29, // 41: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	7,  // 42: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
-	7,  // 43: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
-	5,  // 44: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
-	9,  // 45: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	66, // 46: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	66, // 47: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
-	23, // 48: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	24, // 49: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	6,  // 50: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	49, // 51: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
-	8,  // 52: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
-	49, // 53: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	49, // 54: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	29, // 55: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	10, // 56: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
-	61, // 57: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	62, // 58: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
-	11, // 59: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	30, // 60: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	32, // 61: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	34, // 62: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	37, // 63: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	39, // 64: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	41, // 65: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	43, // 66: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	50, // 67: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
-	45, // 68: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	47, // 69: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	52, // 70: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	54, // 71: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	56, // 72: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	58, // 73: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	60, // 74: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 75: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	31, // 76: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	33, // 77: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	35, // 78: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	38, // 79: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	40, // 80: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	42, // 81: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	44, // 82: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	51, // 83: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
-	46, // 84: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	48, // 85: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	53, // 86: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	55, // 87: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	57, // 88: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	59, // 89: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	63, // 90: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	75, // [75:91] is the sub-list for method output_type
-	59, // [59:75] is the sub-list for method input_type
-	59, // [59:59] is the sub-list for extension type_name
-	59, // [59:59] is the sub-list for extension extendee
-	0,  // [0:59] is the sub-list for field type_name
+	29, // 42: maka.kernel.v1.StartTurnResponse.more_events:type_name -> maka.kernel.v1.SessionEvent
+	7,  // 43: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
+	7,  // 44: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
+	5,  // 45: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
+	9,  // 46: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
+	66, // 47: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	66, // 48: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	23, // 49: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	24, // 50: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	6,  // 51: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	49, // 52: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
+	8,  // 53: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	49, // 54: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	49, // 55: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	29, // 56: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 57: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	61, // 58: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	62, // 59: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 60: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	30, // 61: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	32, // 62: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	34, // 63: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	37, // 64: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	39, // 65: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	41, // 66: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	43, // 67: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	50, // 68: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
+	45, // 69: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	47, // 70: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	52, // 71: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	54, // 72: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	56, // 73: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	58, // 74: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	60, // 75: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 76: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	31, // 77: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	33, // 78: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	35, // 79: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	38, // 80: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	40, // 81: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	42, // 82: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	44, // 83: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	51, // 84: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
+	46, // 85: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	48, // 86: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	53, // 87: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	55, // 88: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	57, // 89: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	59, // 90: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	63, // 91: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	76, // [76:92] is the sub-list for method output_type
+	60, // [60:76] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }
