@@ -182,8 +182,8 @@ class KernelTarget(Target):
 
     async def stream(self, kind: str, session: int) -> AsyncIterator[int]:
         request = pb.StartTurnRequest(session_id=self._sessions[session], text=self._texts[kind])
-        if self.coalesce and hasattr(request, "coalesce_text"):
-            request.coalesce_text = True
+        if self.coalesce and "coalesce_events" in pb.StartTurnRequest.DESCRIPTOR.fields_by_name:
+            request.coalesce_events = True
         async for response in self._stub.StartTurn(request):
             yield events_in(response)
 

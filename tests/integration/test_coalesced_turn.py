@@ -57,7 +57,9 @@ async def _lagging_turn(kernel: InProcess, *, coalesce: bool) -> list[pb.StartTu
             session_id=session, text=f"/script words {WORDS}", coalesce_events=coalesce
         )
     )
-    responses = [await call.read()]  # the turn has started
+    first = await call.read()  # the turn has started
+    assert isinstance(first, pb.StartTurnResponse)
+    responses = [first]
     async for watched in stub.WatchSession(pb.WatchSessionRequest(session_id=session)):
         entry = watched.event
         if entry.WhichOneof("event") == "turn_state" and entry.turn_state.status != (
