@@ -100,7 +100,7 @@ _UVLOOP_MAIN = (
 
 
 def kernel_command(data_dir: Path) -> list[str]:
-    start = ["-c", _UVLOOP_MAIN, "kernel"] if UVLOOP[0] else ["-m", "kernel_service.server"]
+    start = ["-c", _UVLOOP_MAIN] if UVLOOP[0] else ["-m", "kernel_service.server"]
     return [
         sys.executable, *start, "--listen", "127.0.0.1:0", "--data-dir", str(data_dir),
     ]  # fmt: skip
