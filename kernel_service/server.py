@@ -43,7 +43,7 @@ from kernel_service.core import (
     RuntimeKernel,
 )
 from kernel_service.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
-from kernel_service.core.recovery import recover_interrupted
+from kernel_service.core.recovery import SweepReport, recover_interrupted
 from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES
 from kernel_service.core.tools import HostShutdownReport
 from kernel_service.core.validation import KernelLimits
@@ -56,6 +56,7 @@ from maka_common.config import (
     PAGE_BYTES_RANGE,
     CommonConfig,
     SettingsParser,
+    boolean,
     bounded_int,
     byte_size,
     positive_seconds,
@@ -96,6 +97,7 @@ class KernelConfig:
     max_queued_messages: int = DEFAULT_MAX_MESSAGES
     max_queued_bytes: int = DEFAULT_MAX_BYTES
     max_early_stops: int = 16
+    session_header_cache: int = 1024
     #: Bounds of a stop (``--stop-confirm-timeout``, ``--stop-settle-timeout``).
     stop_confirm_timeout: float = 10.0
     stop_settle_timeout: float = 5.0
@@ -156,7 +158,7 @@ def _add_link_settings(settings: SettingsParser) -> None:
     )
     settings.add(
         "shutdown-resource",
-        type=_yes_no,
+        type=boolean,
         default="yes",
         metavar="yes|no",
         help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
@@ -274,6 +276,13 @@ def _add_limit_settings(settings: SettingsParser) -> None:
         help="most stops remembered per session for turns not admitted yet (StopSession "
         "with a turn_id); the oldest is forgotten first",
     )
+    settings.add(
+        "session-header-cache",
+        type=bounded_int(0, 1_000_000),
+        default="1024",
+        metavar="N",
+        help="most session headers kept in memory for GetSession and turn starts (0: none)",
+    )
 
 
 def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
@@ -300,6 +309,7 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_queued_messages=int(ns.max_queued_messages),
         max_queued_bytes=int(ns.max_queued_bytes),
         max_early_stops=int(ns.max_early_stops),
+        session_header_cache=int(ns.session_header_cache),
         stop_confirm_timeout=ns.stop_confirm_timeout or 10.0,
         stop_settle_timeout=ns.stop_settle_timeout or 5.0,
         tool_output_budget_bytes=int(ns.tool_output_budget_bytes),
@@ -325,15 +335,6 @@ def _backend_kind(value: str) -> str:
             f"expected one of {', '.join(BACKEND_KINDS)}, got {value!r}"
         )
     return value
-
-
-def _yes_no(value: str) -> bool:
-    lowered = value.lower()
-    if lowered in ("yes", "true", "1", "on"):
-        return True
-    if lowered in ("no", "false", "0", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected yes or no, got {value!r}")
 
 
 def now_ms() -> int:
@@ -372,22 +373,7 @@ class KernelService:
             interceptors=observability.client_interceptors(host),
         )
         self._register_backends(self.resources)
-        try:
-            root = resolve_storage_root(self.config.common.service_data_dir, "kernel")
-            self._owner = acquire_root_owner(root)
-        except (StorageRootError, OSError) as error:
-            raise StartupError(str(error)) from error
-        try:
-            self.store = store = await ObservedSessionStore.open_observed(
-                self._owner.lease,
-                synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
-            )
-            store.recorder = host.metrics
-            host.metrics.add_live(store.live_turns)
-            report = await recover_interrupted(self.store, now_ms())
-        except KernelError as error:
-            self._owner.close()
-            raise StartupError(f"cannot open the session store: {error}") from error
+        store, report = await self._open_store(host)
         if report.interrupted_turns or report.sessions_updated or report.interactions_closed:
             log.warning(
                 "start-up sweep: %d interrupted turn(s), %d session(s) updated, "
@@ -397,10 +383,10 @@ class KernelService:
                 len(report.interactions_closed),
             )
         self._interactions = HostedInteractionAuthority(
-            self.store, now=now_ms, answer_timeout=self.config.answer_timeout
+            store, now=now_ms, answer_timeout=self.config.answer_timeout
         )
         self.kernel = RuntimeKernel(
-            store=self.store,
+            store=store,
             backends=self.backends,
             interaction_authority=self._interactions,
             message_authority=HostedMessageAuthority(
@@ -412,6 +398,25 @@ class KernelService:
             limits=self.config.kernel_limits(),
         )
         await self._resume_unconfirmed()
+
+    async def _open_store(self, host: ServerHost) -> tuple[ObservedSessionStore, SweepReport]:
+        try:
+            root = resolve_storage_root(self.config.common.service_data_dir, "kernel")
+            self._owner = owner = acquire_root_owner(root)
+        except (StorageRootError, OSError) as error:
+            raise StartupError(str(error)) from error
+        try:
+            self.store = store = await ObservedSessionStore.open_observed(
+                owner.lease,
+                synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
+                header_cache_size=self.config.session_header_cache,
+            )
+            store.recorder = host.metrics
+            host.metrics.add_live(store.live_turns)
+            return store, await recover_interrupted(store, now_ms())
+        except KernelError as error:
+            owner.close()
+            raise StartupError(f"cannot open the session store: {error}") from error
 
     def _register_backends(self, host: ResourceLink) -> None:
         tools = (

@@ -20,10 +20,29 @@ from maka.kernel.v1 import kernel_pb2_grpc
 from kernel_service.api import convert
 from kernel_service.api.info import server_info
 from kernel_service.api.status import streaming, unary
-from kernel_service.core import RuntimeKernel
+from kernel_service.core import RuntimeKernel, TurnStream
 from maka_common.server import ServerHost
 
 Context = grpc.aio.ServicerContext[Any, Any]
+#: A coalesced StartTurn response carries at most this many events beyond its first …
+COALESCE_EVENTS = 255
+#: … and stops adding them once they reach this many bytes.
+COALESCE_BYTES = 1024 * 1024
+
+
+def _coalesce(response: pb.StartTurnResponse, stream: TurnStream) -> None:
+    """Add to *response* the events of *stream* already waiting (the client lags behind)."""
+    size = 0
+    more: list[pb.SessionEvent] = []
+    while len(more) < COALESCE_EVENTS and size < COALESCE_BYTES:
+        entry = stream.next_ready()
+        if entry is None:
+            break
+        event = convert.event_to_proto(entry)
+        size += event.ByteSize()
+        more.append(event)
+    if more:
+        response.more_events.extend(more)
 
 
 class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
@@ -141,7 +160,10 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         )
         try:
             async for event in stream:
-                yield pb.StartTurnResponse(event=convert.event_to_proto(event))
+                response = pb.StartTurnResponse(event=convert.event_to_proto(event))
+                if request.coalesce_events:
+                    _coalesce(response, stream)
+                yield response
         finally:
             # Ended early (client gone, call cancelled, error): abandon; no-op once settled.
             stream.abandon()

@@ -40,9 +40,9 @@ class ObservedSessionStore(SqliteSessionStore):
 
     @classmethod
     async def open_observed(
-        cls, lease: RootLease, *, synchronous: Synchronous = "NORMAL"
+        cls, lease: RootLease, *, synchronous: Synchronous = "NORMAL", header_cache_size: int = 1024
     ) -> ObservedSessionStore:
-        store = await cls.open(lease, synchronous=synchronous)
+        store = await cls.open(lease, synchronous=synchronous, header_cache_size=header_cache_size)
         assert isinstance(store, ObservedSessionStore)
         return store
 

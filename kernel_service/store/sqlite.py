@@ -4,8 +4,10 @@ owner-lease check, the schema version and the error mapping).
 
 **Durability.** WAL with ``synchronous=NORMAL`` by default: a committed transaction survives the
 process being killed (``kill -9``); ``synchronous=FULL`` also survives power loss, at the cost
-of an fsync per commit. Every append is one transaction, committed before the kernel streams it;
-a batch of appends (``append_messages``) is one transaction too.
+of an fsync per commit. Every write is committed before its call returns (and so before the
+kernel streams an append); the writes of concurrent callers share one transaction
+(:mod:`.group_commit`), each rolled back alone if it fails. Headers are served from a cache of
+what was committed (:mod:`.header_cache`).
 
 **Ownership.** The store refuses every call (:class:`StoreClosedError`) once its lease's owner has
 closed, or once the store itself is closed.
@@ -16,8 +18,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
 
 from kernel_service.core.errors import (
     AlreadyExistsError,
@@ -44,8 +46,14 @@ from kernel_service.core.sizes import fitting
 from kernel_service.core.store import (
     InteractionRecord,
     Resolution,
-    interaction_from_record,
     interaction_to_record,
+)
+from kernel_service.store import header_cache
+from kernel_service.store._interaction_sql import (
+    close_interaction,
+    interaction,
+    load_interaction,
+    save_interaction,
 )
 from kernel_service.store._shared import (
     HeaderShortcuts,
@@ -56,11 +64,13 @@ from kernel_service.store._shared import (
     turn_from_json,
     turn_to_json,
 )
+from kernel_service.store.group_commit import GroupCommit
 from maka_common.sqlite import SqliteWorker, StoreErrors, StoreSchema, Synchronous, WorkerOptions
 from maka_common.storage_root import RootLease
 
 __all__ = ["DEFAULT_FILENAME", "SCHEMA_VERSION", "SqliteSessionStore", "Synchronous"]
 
+T = TypeVar("T")
 DEFAULT_FILENAME = "kernel.sqlite3"
 SCHEMA_VERSION = 1
 
@@ -122,12 +132,23 @@ ERRORS = StoreErrors(
 class SqliteSessionStore(HeaderShortcuts):
     """A :class:`~kernel_service.core.store.SessionStore` and ``InteractionStore`` on SQLite."""
 
-    def __init__(self, worker: SqliteWorker) -> None:
+    def __init__(
+        self, worker: SqliteWorker, header_cache_size: int = header_cache.DEFAULT_LIMIT
+    ) -> None:
         self._worker = worker
         self.path = worker.path
-        # Small named steps for the worker: reads run as they are, writes in one transaction.
+        # Small named steps for the worker: reads run as they are, writes grouped (each in its
+        # own savepoint of a shared transaction).
         self._call = worker.read
-        self._write = worker.write
+        self._grouped = GroupCommit(worker, ERRORS, "the session store")
+        self._headers = header_cache.HeaderCache(header_cache_size)
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A write the header cache knows nothing about: it forgets every header."""
+        try:
+            return await self._grouped.write(work)
+        finally:
+            self._headers.forget_all()
 
     @classmethod
     async def open(
@@ -136,6 +157,7 @@ class SqliteSessionStore(HeaderShortcuts):
         *,
         filename: str = DEFAULT_FILENAME,
         synchronous: Synchronous = "NORMAL",
+        header_cache_size: int = header_cache.DEFAULT_LIMIT,
     ) -> SqliteSessionStore:
         worker = await SqliteWorker.open(
             lease,
@@ -149,10 +171,11 @@ class SqliteSessionStore(HeaderShortcuts):
             ),
             ERRORS,
         )
-        return cls(worker)
+        return cls(worker, header_cache_size)
 
     async def close(self) -> None:
-        """Close the connection and the worker thread. Idempotent."""
+        """Close the connection and the worker thread (after the queued writes). Idempotent."""
+        await self._grouped.drain()
         await self._worker.close()
 
     # -- sessions ------------------------------------------------------------------------------
@@ -168,7 +191,8 @@ class SqliteSessionStore(HeaderShortcuts):
             except sqlite3.IntegrityError as error:
                 raise AlreadyExistsError("session", header.id) from error
 
-        await self._write(insert)
+        await self._grouped.write(insert)
+        self._headers.put(header)
         return header
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
@@ -201,13 +225,25 @@ class SqliteSessionStore(HeaderShortcuts):
         return SessionPage(sessions=tuple(page), next_page_token=token)
 
     async def read_header(self, session_id: str) -> SessionHeader:
-        return await self._call(lambda conn: _header(conn, session_id))
+        cached = self._headers.get(session_id)
+        if cached is not None and not self._worker.closed:
+            return cached
+        epoch = self._headers.epoch
+        header = await self._call(lambda conn: _header(conn, session_id))
+        self._headers.fill(header, epoch)
+        return header
 
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
         def update(conn: sqlite3.Connection) -> SessionHeader:
             return _update_header(conn, session_id, patch)
 
-        return await self._write(update)
+        try:
+            header = await self._grouped.write(update)
+        except BaseException:
+            self._headers.forget(session_id)
+            raise
+        self._headers.put(header)
+        return header
 
     async def widen_boundary(
         self, session_id: str, granted: tuple[str, ...]
@@ -226,7 +262,10 @@ class SqliteSessionStore(HeaderShortcuts):
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                 raise NotFoundError("session", session_id)
 
-        await self._write(delete)
+        try:
+            await self._grouped.write(delete)
+        finally:
+            self._headers.forget(session_id)
 
     # -- the log -------------------------------------------------------------------------------
 
@@ -237,7 +276,8 @@ class SqliteSessionStore(HeaderShortcuts):
         self, session_id: str, messages: Sequence[StoredMessage]
     ) -> list[StoredMessage]:
         batch = list(messages)
-        return await self._write(lambda conn: _append(conn, session_id, batch))
+        # Appends move only the log's columns, never a header.
+        return await self._grouped.write(lambda conn: _append(conn, session_id, batch))
 
     async def read_messages(
         self, session_id: str, *, after_seq: int = 0, limit: int | None = None
@@ -325,16 +365,16 @@ class SqliteSessionStore(HeaderShortcuts):
                     f"interaction request {record.request_id!r} exists"
                 ) from error
 
-        await self._write(insert)
+        await self._grouped.write(insert)
 
     async def get_interaction(self, session_id: str, request_id: str) -> InteractionRecord | None:
-        return await self._call(lambda conn: _interaction(conn, session_id, request_id))
+        return await self._call(lambda conn: interaction(conn, session_id, request_id))
 
     async def resolve_interaction(
         self, session_id: str, request_id: str, resolution: Resolution, now: int
     ) -> InteractionRecord:
         def resolve(conn: sqlite3.Connection) -> InteractionRecord:
-            record = _interaction(conn, session_id, request_id)
+            record = interaction(conn, session_id, request_id)
             if record is None:
                 raise NotFoundError("interaction request", request_id)
             if record.status != "pending":
@@ -347,10 +387,10 @@ class SqliteSessionStore(HeaderShortcuts):
                 reason=resolution.reason,
                 resolved_at=now,
             )
-            _save_interaction(conn, resolved)
+            save_interaction(conn, resolved)
             return resolved
 
-        return await self._write(resolve)
+        return await self._grouped.write(resolve)
 
     async def close_interactions(
         self, session_id: str, run_id: str, reason: str, now: int
@@ -361,11 +401,9 @@ class SqliteSessionStore(HeaderShortcuts):
                 "AND status = 'pending'",
                 (session_id, run_id),
             ).fetchall()
-            return [
-                _close_interaction(conn, _load_interaction(row[0]), reason, now) for row in rows
-            ]
+            return [close_interaction(conn, load_interaction(row[0]), reason, now) for row in rows]
 
-        return await self._write(close)
+        return await self._grouped.write(close)
 
     async def pending_interactions(self) -> list[InteractionRecord]:
         def select(conn: sqlite3.Connection) -> list[InteractionRecord]:
@@ -373,7 +411,7 @@ class SqliteSessionStore(HeaderShortcuts):
                 "SELECT record FROM interactions WHERE status = 'pending' "
                 "ORDER BY session_id, created_at"
             )
-            return [_load_interaction(row[0]) for row in rows]
+            return [load_interaction(row[0]) for row in rows]
 
         return await self._call(select)
 
@@ -385,7 +423,7 @@ class SqliteSessionStore(HeaderShortcuts):
             if pending_only:
                 sql += " AND status = 'pending'"
             rows = conn.execute(sql + " ORDER BY created_at, request_id", (session_id,))
-            return [_load_interaction(row[0]) for row in rows]
+            return [load_interaction(row[0]) for row in rows]
 
         return await self._call(select)
 
@@ -459,39 +497,3 @@ def _append(
     if stamped:
         conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (stamped[-1].seq, session_id))
     return stamped
-
-
-def _load_interaction(text: str) -> InteractionRecord:
-    return interaction_from_record(json.loads(text))
-
-
-def _interaction(
-    conn: sqlite3.Connection, session_id: str, request_id: str
-) -> InteractionRecord | None:
-    row = conn.execute(
-        "SELECT record FROM interactions WHERE session_id = ? AND request_id = ?",
-        (session_id, request_id),
-    ).fetchone()
-    return _load_interaction(row[0]) if row is not None else None
-
-
-def _save_interaction(conn: sqlite3.Connection, record: InteractionRecord) -> None:
-    conn.execute(
-        "UPDATE interactions SET status = ?, record = ? WHERE session_id = ? AND request_id = ?",
-        (
-            record.status,
-            json.dumps(interaction_to_record(record)),
-            record.session_id,
-            record.request_id,
-        ),
-    )
-
-
-def _close_interaction(
-    conn: sqlite3.Connection, record: InteractionRecord, reason: str, now: int
-) -> InteractionRecord:
-    closed = dataclasses.replace(
-        record, status="closed", decision="deny", reason=reason, resolved_at=now
-    )
-    _save_interaction(conn, closed)
-    return closed

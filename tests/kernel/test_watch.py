@@ -85,6 +85,24 @@ async def test_a_watcher_far_behind_the_ring_reads_older_entries_from_the_store(
     assert await take(watch, len(stored)) == stored
 
 
+async def test_a_watcher_thousands_of_small_entries_behind_reads_them_from_memory(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = await harness.session()
+    watch = await harness.kernel.watch_session(session.id)
+    assert await take(watch, 0) == []
+    # 3,000 deltas: beyond the 1,024 entries the ring kept before, within its 1 MiB.
+    _ = [e async for e in harness.kernel.start_turn(session.id, text="/script words 3000")]
+    stored = await harness.store.read_messages(session.id)
+    assert len(stored) > 3000
+
+    async def refused(*args: object, **kwargs: object) -> list[StoredMessage]:
+        raise AssertionError("a live reader 3,000 small entries behind went to the store")
+
+    monkeypatch.setattr(harness.store, "read_messages", refused)
+    assert await take(watch, len(stored)) == stored
+
+
 async def test_watching_needs_a_session_and_ends_not_found_when_it_is_deleted(
     harness: Harness,
 ) -> None:

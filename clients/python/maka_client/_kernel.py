@@ -87,7 +87,10 @@ class _TurnSource:
             # Nothing seen yet, so the start may never have reached the server: start again
             # with the same turn id, which attaches to the turn if it exists.
             request = pb.StartTurnRequest(
-                session_id=self.session_id, turn_id=self.turn_id, text=self.text
+                session_id=self.session_id,
+                turn_id=self.turn_id,
+                text=self.text,
+                coalesce_events=True,
             )
             return _Events(self.stub.StartTurn(request, timeout=self.timeout), drain_on_end=True)
         watch = pb.WatchSessionRequest(session_id=self.session_id, after_seq=self.last_seq)
@@ -141,8 +144,12 @@ class _Events:
         self.drain_on_end = drain_on_end
 
     async def _events(self) -> Any:
+        # A StartTurn response may carry several events (it asks for coalesce_events); a
+        # WatchSession response has no more_events.
         async for response in self._call:
             yield response.event
+            for event in getattr(response, "more_events", ()):
+                yield event
 
     def __aiter__(self) -> Any:
         return self._events()
@@ -392,7 +399,9 @@ class KernelClient:
         settled) and reads it to the end.
         """
         t = self._stream_timeout(timeout)
-        request = pb.StartTurnRequest(session_id=session_id, turn_id=turn_id, text=text)
+        request = pb.StartTurnRequest(
+            session_id=session_id, turn_id=turn_id, text=text, coalesce_events=True
+        )
         with translated():
             async for _ in self._stub.StartTurn(request, timeout=t):
                 pass

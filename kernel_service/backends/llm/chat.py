@@ -17,10 +17,10 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from httpx_sse import SSEError, aconnect_sse
+if TYPE_CHECKING:
+    import httpx
 
 #: The end-of-stream marker of the protocol.
 DONE = "[DONE]"
@@ -156,6 +156,10 @@ async def stream_chat(
     response finished properly is then :attr:`StepAccumulator.finished`. *who* names the
     connection in error messages.
     """
+    # Imported on first use: the HTTP client is most of the kernel's start-up imports.
+    import httpx
+    from httpx_sse import SSEError, aconnect_sse
+
     try:
         async with aconnect_sse(client, "POST", url, json=body, headers=dict(headers)) as source:
             await _raise_for_status(source.response, who)

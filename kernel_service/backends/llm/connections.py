@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import httpx
-
 from kernel_service.backends.llm.chat import LlmUnavailableError
 from kernel_service.core.session import SessionHeader
 
@@ -96,6 +94,8 @@ def _connection(slug: str, table: Mapping[str, Any], where: str) -> LlmConnectio
         raise ValueError(f"{where}: missing key 'base_url'")
     if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
         raise ValueError(f"{where}: key 'base_url' must be an http:// or https:// URL")
+    import httpx  # only when a connections file is read: not at every kernel start
+
     try:
         httpx.URL(base_url)
     except httpx.InvalidURL as error:

@@ -12,9 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from typing import Any, Final
-
-import httpx
+from typing import TYPE_CHECKING, Any, Final
 
 from kernel_service.backends.agent import (
     STOP_CONFIRM_TIMEOUT,
@@ -34,6 +32,9 @@ from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
 from kernel_service.core.session import SessionHeader
 from kernel_service.core.tool_output import DEFAULT_BUDGET_BYTES
 from kernel_service.core.tools import ToolHost
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("kernel_service.backends")
 
@@ -100,6 +101,8 @@ class LlmBackend(ControlledBackend):
     async def _turn(
         self, input: BackendSendInput, outcome: list[str]
     ) -> AsyncGenerator[BackendEvent, None]:
+        import httpx  # on first use: a kernel without LLM turns never loads the HTTP client
+
         settings = self._open_turn(input)
         read = settings.connection.timeout_s
         timeout = httpx.Timeout(read, connect=min(CONNECT_TIMEOUT_S, read))

@@ -26,7 +26,9 @@ from kernel_service.core.sizes import clip_entry, wire_size
 from kernel_service.core.store import SessionStore
 from maka_common.aio import TaskOwner
 
-RING_SIZE = 1024
+#: Entries the ring keeps (RING_BYTES bounds it too): enough that a reader a few thousand small
+#: entries behind a fast turn still reads from memory rather than from the store.
+RING_SIZE = 4096
 #: The ring also holds at most this many bytes (its entries' wire size): it is a cache of the
 #: newest entries for live readers, and one stays per session the kernel has seen.
 RING_BYTES = 1024 * 1024

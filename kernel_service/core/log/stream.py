@@ -108,6 +108,11 @@ class TurnStream:
                 raise HostDrainingError()
             await self._log.wait()
 
+    def next_ready(self) -> SessionEvent | None:
+        """The next event if it is already read and waiting (nothing is awaited), else None.
+        A consumer that lags finds the events that piled up meanwhile here."""
+        return self._buffer.popleft() if self._buffer else None
+
     def _wanted(self, entry: StoredMessage) -> bool:
         if entry.turn_id != self.turn_id or entry.type not in SESSION_EVENT_TYPES:
             return False

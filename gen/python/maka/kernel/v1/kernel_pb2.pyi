@@ -1871,6 +1871,7 @@ class StartTurnRequest(_message.Message):
     SESSION_ID_FIELD_NUMBER: _builtins.int
     TURN_ID_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    COALESCE_EVENTS_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     """The session id."""
     turn_id: _builtins.str
@@ -1879,16 +1880,23 @@ class StartTurnRequest(_message.Message):
     """
     text: _builtins.str
     """What the user says (not empty, at most 64 KiB of UTF-8)."""
+    coalesce_events: _builtins.bool
+    """Set by a client that reads more_events: when it falls behind the turn, the events that
+    piled up meanwhile come together in one response (event, then more_events), each with
+    its own seq, none dropped. Unset (the default, and every client written before this
+    field): exactly one event per response.
+    """
     def __init__(
         self,
         *,
         session_id: _builtins.str = ...,
         turn_id: _builtins.str = ...,
         text: _builtins.str = ...,
+        coalesce_events: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["session_id", b"session_id", "text", b"text", "turn_id", b"turn_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["coalesce_events", b"coalesce_events", "session_id", b"session_id", "text", b"text", "turn_id", b"turn_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1896,23 +1904,32 @@ Global___StartTurnRequest: _TypeAlias = StartTurnRequest  # noqa: Y015
 
 @_typing.final
 class StartTurnResponse(_message.Message):
-    """StartTurnResponse is one event of the turn."""
+    """StartTurnResponse is one event of the turn (or, with coalesce_events, several in a row)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    MORE_EVENTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___SessionEvent:
         """The event."""
+
+    @_builtins.property
+    def more_events(self) -> _containers.RepeatedCompositeFieldContainer[Global___SessionEvent]:
+        """Only when the request set coalesce_events: the events that follow event, in seq order,
+        already waiting when it was sent (at most 256 per response, and about 1 MiB beyond the
+        first event). Never set otherwise.
+        """
 
     def __init__(
         self,
         *,
         event: Global___SessionEvent | None = ...,
+        more_events: _abc.Iterable[Global___SessionEvent] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "more_events", b"more_events"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

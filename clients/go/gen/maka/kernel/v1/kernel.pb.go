@@ -3559,9 +3559,14 @@ type StartTurnRequest struct {
 	// the kernel choose one.
 	TurnId string `protobuf:"bytes,2,opt,name=turn_id,json=turnId,proto3" json:"turn_id,omitempty"`
 	// What the user says (not empty, at most 64 KiB of UTF-8).
-	Text          string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Text string `protobuf:"bytes,3,opt,name=text,proto3" json:"text,omitempty"`
+	// Set by a client that reads more_events: when it falls behind the turn, the events that
+	// piled up meanwhile come together in one response (event, then more_events), each with
+	// its own seq, none dropped. Unset (the default, and every client written before this
+	// field): exactly one event per response.
+	CoalesceEvents bool `protobuf:"varint,4,opt,name=coalesce_events,json=coalesceEvents,proto3" json:"coalesce_events,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StartTurnRequest) Reset() {
@@ -3615,11 +3620,22 @@ func (x *StartTurnRequest) GetText() string {
 	return ""
 }
 
-// StartTurnResponse is one event of the turn.
+func (x *StartTurnRequest) GetCoalesceEvents() bool {
+	if x != nil {
+		return x.CoalesceEvents
+	}
+	return false
+}
+
+// StartTurnResponse is one event of the turn (or, with coalesce_events, several in a row).
 type StartTurnResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event.
-	Event         *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	Event *SessionEvent `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// Only when the request set coalesce_events: the events that follow event, in seq order,
+	// already waiting when it was sent (at most 256 per response, and about 1 MiB beyond the
+	// first event). Never set otherwise.
+	MoreEvents    []*SessionEvent `protobuf:"bytes,2,rep,name=more_events,json=moreEvents,proto3" json:"more_events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3657,6 +3673,13 @@ func (*StartTurnResponse) Descriptor() ([]byte, []int) {
 func (x *StartTurnResponse) GetEvent() *SessionEvent {
 	if x != nil {
 		return x.Event
+	}
+	return nil
+}
+
+func (x *StartTurnResponse) GetMoreEvents() []*SessionEvent {
+	if x != nil {
+		return x.MoreEvents
 	}
 	return nil
 }
@@ -5074,14 +5097,17 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"e\n" +
 	"\x11ListTurnsResponse\x12*\n" +
 	"\x05turns\x18\x01 \x03(\v2\x14.maka.kernel.v1.TurnR\x05turns\x12$\n" +
-	"\x0enext_after_seq\x18\x02 \x01(\x03R\fnextAfterSeq\"^\n" +
+	"\x0enext_after_seq\x18\x02 \x01(\x03R\fnextAfterSeq\"\x87\x01\n" +
 	"\x10StartTurnRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
 	"\aturn_id\x18\x02 \x01(\tR\x06turnId\x12\x12\n" +
-	"\x04text\x18\x03 \x01(\tR\x04text\"G\n" +
+	"\x04text\x18\x03 \x01(\tR\x04text\x12'\n" +
+	"\x0fcoalesce_events\x18\x04 \x01(\bR\x0ecoalesceEvents\"\x86\x01\n" +
 	"\x11StartTurnResponse\x122\n" +
-	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\"\x92\x01\n" +
+	"\x05event\x18\x01 \x01(\v2\x1c.maka.kernel.v1.SessionEventR\x05event\x12=\n" +
+	"\vmore_events\x18\x02 \x03(\v2\x1c.maka.kernel.v1.SessionEventR\n" +
+	"moreEvents\"\x92\x01\n" +
 	"\x12StopSessionRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x16\n" +
@@ -5394,60 +5420,61 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	30, // 45: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
 	14, // 46: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
 	30, // 47: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	7,  // 48: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
-	7,  // 49: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
-	5,  // 50: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
-	9,  // 51: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	67, // 52: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	67, // 53: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
-	24, // 54: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	25, // 55: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	6,  // 56: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	50, // 57: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
-	8,  // 58: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
-	50, // 59: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	50, // 60: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	30, // 61: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	10, // 62: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
-	62, // 63: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	63, // 64: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
-	11, // 65: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	31, // 66: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	33, // 67: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	35, // 68: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	38, // 69: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	40, // 70: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	42, // 71: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	44, // 72: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	51, // 73: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
-	46, // 74: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	48, // 75: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	53, // 76: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	55, // 77: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	57, // 78: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	59, // 79: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	61, // 80: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 81: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	32, // 82: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	34, // 83: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	36, // 84: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	39, // 85: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	41, // 86: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	43, // 87: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	45, // 88: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	52, // 89: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
-	47, // 90: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	49, // 91: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	54, // 92: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	56, // 93: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	58, // 94: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	60, // 95: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	64, // 96: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	81, // [81:97] is the sub-list for method output_type
-	65, // [65:81] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	30, // 48: maka.kernel.v1.StartTurnResponse.more_events:type_name -> maka.kernel.v1.SessionEvent
+	7,  // 49: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
+	7,  // 50: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
+	5,  // 51: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
+	9,  // 52: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
+	67, // 53: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	67, // 54: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	24, // 55: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	25, // 56: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	6,  // 57: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	50, // 58: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
+	8,  // 59: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	50, // 60: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	50, // 61: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	30, // 62: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 63: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	62, // 64: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	63, // 65: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 66: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	31, // 67: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	33, // 68: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	35, // 69: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	38, // 70: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	40, // 71: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	42, // 72: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	44, // 73: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	51, // 74: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
+	46, // 75: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	48, // 76: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	53, // 77: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	55, // 78: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	57, // 79: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	59, // 80: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	61, // 81: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 82: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	32, // 83: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	34, // 84: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	36, // 85: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	39, // 86: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	41, // 87: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	43, // 88: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	45, // 89: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	52, // 90: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
+	47, // 91: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	49, // 92: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	54, // 93: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	56, // 94: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	58, // 95: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	60, // 96: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	64, // 97: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	82, // [82:98] is the sub-list for method output_type
+	66, // [66:82] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }

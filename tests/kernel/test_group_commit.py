@@ -1,0 +1,117 @@
+"""The SQLite session store's group commit and header cache (see ``store/group_commit.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kernel_service.core import NotFoundError, PersistenceFailedError
+from kernel_service.core.log.events import SystemNote, TurnState, UserMessage
+from kernel_service.store.sqlite import SqliteSessionStore
+from maka_common.sqlite import add_commit_observer
+
+from .fakes import spec_header
+
+
+@pytest.fixture
+def commits() -> Iterator[list[Path]]:
+    seen: list[Path] = []
+    remove = add_commit_observer(lambda name, path, seconds: seen.append(path))
+    yield seen
+    remove()
+
+
+async def test_writes_of_concurrent_sessions_share_one_transaction(
+    sqlite_store: SqliteSessionStore, commits: list[Path]
+) -> None:
+    for index in range(8):
+        await sqlite_store.create(spec_header(f"s{index}"))
+    commits.clear()
+    stamped = await asyncio.gather(
+        *(
+            sqlite_store.append_messages(
+                f"s{index}",
+                [UserMessage(turn_id="t1", text="x"), TurnState(turn_id="t1", status="running")],
+            )
+            for index in range(8)
+        ),
+        *(sqlite_store.update_header(f"s{index}", {"status": "running"}) for index in range(8)),
+    )
+    assert [p for p in commits if p == sqlite_store.path] == [sqlite_store.path]
+    assert all([m.seq for m in batch] == [1, 2] for batch in stamped[:8] if isinstance(batch, list))
+    for index in range(8):
+        assert [m.seq for m in await sqlite_store.read_messages(f"s{index}")] == [1, 2]
+        assert (await sqlite_store.read_header(f"s{index}")).status == "running"
+
+
+async def test_a_failing_write_is_rolled_back_alone(
+    sqlite_store: SqliteSessionStore, commits: list[Path]
+) -> None:
+    await sqlite_store.create(spec_header("s1"))
+    commits.clear()
+    ok, missing, other = await asyncio.gather(
+        sqlite_store.append_messages("s1", [SystemNote(kind="error", text="kept")]),
+        sqlite_store.append_messages("nobody", [SystemNote(kind="error", text="lost")]),
+        sqlite_store.update_header("s1", {"name": "renamed"}),
+        return_exceptions=True,
+    )
+    assert isinstance(missing, NotFoundError)
+    assert not isinstance(ok, BaseException) and not isinstance(other, BaseException)
+    assert len(commits) == 1
+    [kept] = await sqlite_store.read_messages("s1")
+    assert isinstance(kept, SystemNote) and kept.text == "kept"
+    assert (await sqlite_store.read_header("s1")).name == "renamed"
+
+
+async def test_a_failed_transaction_gives_each_write_its_own_outcome(
+    sqlite_store: SqliteSessionStore, kernel_owner: object
+) -> None:
+    await sqlite_store.create(spec_header("s1"))
+    # A statement error that ends the transaction itself: the batch cannot commit, so each
+    # write runs again alone and only the bad one fails.
+    aborting = sqlite_store._grouped.write(lambda conn: conn.execute("ROLLBACK"))
+    results = await asyncio.gather(
+        sqlite_store.append_messages("s1", [SystemNote(kind="error", text="kept")]),
+        aborting,
+        return_exceptions=True,
+    )
+    assert not isinstance(results[0], BaseException)
+    assert isinstance(results[1], PersistenceFailedError)
+    assert isinstance(results[1].__cause__, sqlite3.Error)
+    assert [m.seq for m in await sqlite_store.read_messages("s1")] == [1]
+
+
+async def test_headers_are_read_from_the_cache_of_what_was_committed(
+    sqlite_store: SqliteSessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await sqlite_store.create(spec_header("s1"))
+    await sqlite_store.update_header("s1", {"name": "renamed"})
+
+    async def refused(work: object) -> object:
+        raise AssertionError("read_header went to the SQLite thread")
+
+    monkeypatch.setattr(sqlite_store, "_call", refused)
+    assert (await sqlite_store.read_header("s1")).name == "renamed"
+
+
+async def test_a_write_the_cache_does_not_know_forgets_the_headers(
+    sqlite_store: SqliteSessionStore,
+) -> None:
+    await sqlite_store.create(spec_header("s1"))
+    assert (await sqlite_store.read_header("s1")).name != "behind its back"
+
+    def rename(conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "UPDATE sessions SET header = json_set(header, '$.name', 'behind its back') "
+            "WHERE id = 's1'"
+        )
+
+    await sqlite_store._write(rename)
+    assert (await sqlite_store.read_header("s1")).name == "behind its back"
+    await sqlite_store.remove("s1")
+    with pytest.raises(NotFoundError):
+        await sqlite_store.read_header("s1")
