@@ -27,12 +27,10 @@ import asyncio
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -43,7 +41,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from maka.kernel.v1 import kernel_pb2 as pb
 from maka.kernel.v1 import kernel_pb2_grpc
 
-LISTENING = re.compile(r"listening on (\S+:\d+)")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import support
+
 SAY = "/script say hi"
 ECHO_UNARY = "/bench.Echo/Unary"
 ECHO_STREAM = "/bench.Echo/Stream"
@@ -107,18 +107,8 @@ def kernel_command(data_dir: Path) -> list[str]:
 
 
 def start(command: list[str]) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert process.stderr is not None
-    for line in process.stderr:
-        match = LISTENING.search(line)
-        if match:
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, match.group(1)
-    process.kill()
-    raise SystemExit(f"{command} did not start")
+    server = support.start(Path(command[-1]).name, command)
+    return server.process, server.address
 
 
 def stop(process: subprocess.Popen[str]) -> None:
