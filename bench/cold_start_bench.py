@@ -94,7 +94,7 @@ def resource_argv(data_dir: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "resource_service.server",
+        "maka_runtime.resource.server",
         "--listen",
         "127.0.0.1:0",
         "--data-dir",

@@ -22,7 +22,7 @@ import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from grpc_reflection.v1alpha import reflection_pb2
 
-from maka_common.reflection import (
+from maka_runtime.common.reflection import (
     V1_SERVICE_NAME,
     V1ALPHA_SERVICE_NAME,
     DescriptorIndex,

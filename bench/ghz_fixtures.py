@@ -17,10 +17,10 @@ from typing import Any
 import grpc
 from ghz_profiles import Profile, resolve
 from google.protobuf import json_format, message_factory
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.kernel.v1 import kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2 as rpb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 from support import BenchError, Pair
 
 MAIN = "bench-main"

@@ -27,12 +27,12 @@ import ghz_profiles
 import grpc
 from ghz_profiles import Profile
 from ghz_run import measure_profile
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 from support import BenchError, Pair, Server, median, running_pair
 
-from resource_service.core.sandbox import ExecutionBoundary
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout
+from maka_runtime.resource.core.sandbox import ExecutionBoundary
+from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout
 
 SESSION_POINTS = (1, 1_000, 10_000)
 TURN_POINTS = (1, 4, 16)

@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
-from kernel_service.backends.scripted import KIND, ScriptedBackend, scripted_factory
-from kernel_service.core import (
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.backends.scripted import KIND, ScriptedBackend, scripted_factory
+from maka_runtime.kernel.core import (
     BackendRegistry,
     BackendSendInput,
     HostedInteractionAuthority,
@@ -44,8 +45,7 @@ from kernel_service.core import (
     RuntimeKernel,
     SessionHeader,
 )
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import Server, start_service

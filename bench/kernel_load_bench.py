@@ -38,8 +38,8 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import support
@@ -95,12 +95,12 @@ def echo_command(frames_path: Path) -> list[str]:
 UVLOOP = [False]
 _UVLOOP_MAIN = (
     "import runpy, uvloop; uvloop.install(); "
-    "runpy.run_module('kernel_service.server', run_name='__main__')"
+    "runpy.run_module('maka_runtime.kernel.server', run_name='__main__')"
 )
 
 
 def kernel_command(data_dir: Path) -> list[str]:
-    start = ["-c", _UVLOOP_MAIN] if UVLOOP[0] else ["-m", "kernel_service.server"]
+    start = ["-c", _UVLOOP_MAIN] if UVLOOP[0] else ["-m", "maka_runtime.kernel.server"]
     return [
         sys.executable, *start, "--listen", "127.0.0.1:0", "--data-dir", str(data_dir),
     ]  # fmt: skip
@@ -272,13 +272,13 @@ async def capture(stub: Any, session: str, text: str) -> list[bytes]:
 
 
 def authed_channel(address: str, token: str) -> grpc.aio.Channel:
-    from maka_client.credentials import bearer_interceptors
+    from maka_runtime_client.credentials import bearer_interceptors
 
     return grpc.aio.insecure_channel(address, interceptors=bearer_interceptors(token))
 
 
 async def run(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    from maka_common.auth import local_token_path
+    from maka_runtime.common.auth import local_token_path
 
     data_dir = tmp / "kernel"
     kernel, kernel_address = start(kernel_command(data_dir))

@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import BashInput, RunSupervisor, ShellRunConfig
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import BashInput, RunSupervisor, ShellRunConfig
+from maka_runtime.resource.store import SqliteShellRunStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import Server, start_service

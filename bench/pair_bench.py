@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import ClientOptions, KernelClient, ResourceClient
+from maka_runtime_client.aio import ClientOptions, KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support import Pair, running_pair

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pair_bench
 
-from maka_common.auth import hash_token, new_token
+from maka_runtime.common.auth import hash_token, new_token
 
 
 def _credential(directory: Path) -> None:
@@ -46,9 +46,9 @@ def _start_pair(base: Path, tree: Path | None) -> tuple[list[subprocess.Popen[st
     if tree is not None:
         os.environ["PYTHONPATH"] = f"{tree}{os.pathsep}{tree / 'gen' / 'python'}"
     try:
-        resource, resource_address = pair_bench.start("resource_service.server", base / "r")
+        resource, resource_address = pair_bench.start("maka_runtime.resource.server", base / "r")
         kernel, kernel_address = pair_bench.start(
-            "kernel_service.server", base / "k", "--resource-address", resource_address
+            "maka_runtime.kernel.server", base / "k", "--resource-address", resource_address
         )
     finally:
         if saved is None:

@@ -24,9 +24,9 @@ import echo_server
 import grpc
 import pair_bench
 import resource_bench
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.kernel.v1 import kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 from support import BenchError, Pair, Server, median, percentile, start, start_service
 
 FIRST_EVENT_TURNS = 200

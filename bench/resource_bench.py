@@ -38,16 +38,16 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import support
 
-from maka_common.auth import local_token_path
-from resource_service.core.sandbox import ExecutionBoundary
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout
-from resource_service.core.sandbox.launch import LaunchPlan
+from maka_runtime.common.auth import local_token_path
+from maka_runtime.resource.core.sandbox import ExecutionBoundary
+from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout
+from maka_runtime.resource.core.sandbox.launch import LaunchPlan
 
 SESSION = "bench"
 
@@ -60,7 +60,7 @@ def start_server(
     env = None
     if tree is not None:
         env = {"PYTHONPATH": f"{tree}{os.pathsep}{tree / 'gen' / 'python'}"}
-    argv = [sys.executable, "-m", "resource_service.server", "--listen", "127.0.0.1:0"]
+    argv = [sys.executable, "-m", "maka_runtime.resource.server", "--listen", "127.0.0.1:0"]
     argv += ["--data-dir", str(data_dir), "--max-live-runs", "64"]
     argv += ["--standalone", *extra]  # the bench's sessions are not registered by a kernel
     server = support.start("maka-resource", argv, data_dir=data_dir, env=env, cwd=tree)

@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
-from maka.resource.v1 import sandbox_pb2 as sb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import sandbox_pb2 as sb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resource_bench import start_server
 
-from resource_service.core.sandbox import ExecutionBoundary
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout
+from maka_runtime.resource.core.sandbox import ExecutionBoundary
+from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout
 
 SESSION = "bench"
 DANGER = sb.ExecutionBoundary(profile=sb.PERMISSION_PROFILE_DANGER_FULL_ACCESS)

@@ -22,10 +22,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from maka_common.auth import local_token_path
+from maka_runtime.common.auth import local_token_path
 
 LISTENING = re.compile(r"listening on (\S+:\d+)")
-MODULES = {"kernel": "kernel_service.server", "resource": "resource_service.server"}
+MODULES = {"kernel": "maka_runtime.kernel.server", "resource": "maka_runtime.resource.server"}
 START_TIMEOUT_S = 60.0
 
 

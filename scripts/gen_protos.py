@@ -1,6 +1,6 @@
 """Regenerate the code made from ``protos/`` (the one codegen command).
 
-    python scripts/gen_protos.py          # write gen/python/maka/** (and clients/go/gen/**,
+    python scripts/gen_protos.py          # write maka_runtime_proto/** (and clients/go/gen/**,
                                           # clients/node/protos/**, clients/node/types/**)
     python scripts/gen_protos.py --check  # exit 1 if the checked-in code is stale
 
@@ -16,9 +16,9 @@ them (no npm) the Node files are not made, unless ``--require-node`` is given (a
 
 Output: ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (stubs and servicers) and their typed
 ``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and
-``maka.resource.v1`` import as regular packages, and ``maka/descriptors.binpb``: a
+``maka.resource.v1`` import as regular packages, and ``maka_runtime_proto/descriptors.binpb``: a
 ``FileDescriptorSet`` of every proto with its imports and source info (the comments), which the
-services' reflection serves (``maka_common/reflection.py``).
+services' reflection serves (``maka_runtime/common/reflection.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOS = ROOT / "protos"
-OUT = ROOT / "gen" / "python"
+OUT = ROOT / "clients" / "python"
+#: The generated package: ./dev gen owns this directory (and nothing else under OUT).
+PACKAGE_DIR = OUT / "maka_runtime_proto"
 GO_OUT = Path("clients") / "go" / "gen"
 TOOLS = ROOT / ".tools"
 GO_TEMPLATE = PROTOS / "buf.gen.go.yaml"
@@ -201,11 +203,11 @@ def main() -> int:
         print("note: Node tools not installed; clients/node/protos and types not regenerated")
     if args.check:
         return check(tools, node)
-    if (OUT / "maka").exists():
-        shutil.rmtree(OUT / "maka")
+    if PACKAGE_DIR.exists():
+        shutil.rmtree(PACKAGE_DIR)
     OUT.mkdir(parents=True, exist_ok=True)
     generate(OUT)
-    print(f"generated {len(snapshot(OUT))} files under {OUT.relative_to(ROOT)}")
+    print(f"generated {len(snapshot(PACKAGE_DIR))} files under {PACKAGE_DIR.relative_to(ROOT)}")
     if tools is not None:
         if (ROOT / GO_OUT).exists():
             shutil.rmtree(ROOT / GO_OUT)
@@ -229,7 +231,7 @@ def check(tools: dict[str, Path] | None, node: dict[str, Path] | None) -> int:
     stale: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp) / "python")
-        stale += compare(Path(tmp) / "python", OUT)
+        stale += compare(Path(tmp) / "python" / PACKAGE_DIR.name, PACKAGE_DIR)
         if tools is not None:
             generate_go(Path(tmp) / "go", tools)
             stale += compare(Path(tmp) / "go" / GO_OUT, ROOT / GO_OUT)

@@ -36,7 +36,7 @@ export const ResourceService = loaded.maka.resource.v1.ResourceService;
 
 /**
  * The client side of the one keepalive policy of Maka Runtime (README section "Keepalive";
- * defined in clients/python/maka_client/keepalive.py): ping every 30 s, also with no call open,
+ * defined in clients/python/maka_runtime_client/keepalive.py): ping every 30 s, also with no call open,
  * and drop a connection whose ping is not answered within 20 s. The services accept pings as
  * often as every 10 s, so an idle stream (a turn waiting for an approval) stays up for hours.
  */

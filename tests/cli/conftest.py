@@ -18,7 +18,7 @@ import pytest
 from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service
 
-MAKA = [sys.executable, "-m", "maka_client.cli"]
+MAKA = [sys.executable, "-m", "maka_runtime_client.cli"]
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ class Maka:
     def spawn(self, *args: str, rows: int = 24, cols: int = 80) -> pexpect.spawn:
         return pexpect.spawn(
             sys.executable,
-            ["-m", "maka_client.cli", *args],
+            ["-m", "maka_runtime_client.cli", *args],
             env=self.env,
             dimensions=(rows, cols),
             encoding="utf-8",

@@ -56,7 +56,9 @@ def test_attach_type_resize_detach_reattach(maka: Maka) -> None:
 def test_custom_detach_keys_and_the_terminal_is_restored(maka: Maka) -> None:
     ref = start_shell(maka)
     # A shell around maka reports the terminal settings once maka has exited.
-    script = f'"$0" -m maka_client.cli attach --detach-keys ctrl-x,d {ref}; echo rc=$?; stty -a'
+    script = (
+        f'"$0" -m maka_runtime_client.cli attach --detach-keys ctrl-x,d {ref}; echo rc=$?; stty -a'
+    )
     child = pexpect.spawn(
         "sh", ["-c", script, sys.executable], env=maka.env, encoding="utf-8", timeout=20
     )

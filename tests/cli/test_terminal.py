@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from maka_client.cli.terminal import DetachMatcher, parse_detach_keys
+from maka_runtime_client.cli.terminal import DetachMatcher, parse_detach_keys
 
 
 def test_parse_detach_keys() -> None:

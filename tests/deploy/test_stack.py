@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import ClientOptions, KernelClient
-from maka_client.credentials import TlsFiles
+from maka_runtime_client.aio import ClientOptions, KernelClient
+from maka_runtime_client.credentials import TlsFiles
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 
 from tests.deploy.conftest import DEPLOY, require, run
 
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.deploy
 #: Runs inside the resource container (its venv has the SDK; its own certificate is a client's).
 ATTACH = """
 import asyncio, sys
-from maka_client.aio import ResourceClient
+from maka_runtime_client.aio import ResourceClient
 
 async def main(ref):
     async with ResourceClient("127.0.0.1:50052") as resource:

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from maka_common.aio import Interrupted, TaskOwner, race, unless
+from maka_runtime.common.aio import Interrupted, TaskOwner, race, unless
 
 
 async def _forever(cleaned: list[str], name: str) -> None:

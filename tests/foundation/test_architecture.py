@@ -20,7 +20,7 @@ def test_every_import_contract_is_kept() -> None:
 
 
 #: The product's own code (generated code, tests and benchmarks are not held to these sizes).
-PRODUCT = ("kernel_service", "resource_service", "maka_common", "clients/python/maka_client")
+PRODUCT = ("maka_runtime", "clients/python/maka_runtime_client")
 
 
 def _product_sources() -> list[Path]:

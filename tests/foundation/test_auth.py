@@ -19,11 +19,11 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2, resource_pb2_grpc
-from maka_client.errors import from_rpc_error
+from maka_runtime_client.errors import from_rpc_error
+from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2, resource_pb2_grpc
 
-from maka_common.auth import hash_token, new_token
+from maka_runtime.common.auth import hash_token, new_token
 from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service, spawn_service
 
@@ -281,7 +281,7 @@ def test_the_local_credential_is_private_and_found_by_the_clients(
 
     def maka(*args: str, **extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "maka_client.cli", *addresses, *args],
+            [sys.executable, "-m", "maka_runtime_client.cli", *addresses, *args],
             env={**env, "HOME": str(data / "home"), **extra},
             capture_output=True,
             text=True,
@@ -316,8 +316,8 @@ def test_the_sdk_raises_typed_errors(
 ) -> None:
     import asyncio
 
-    from maka_client import PermissionDeniedError, UnauthenticatedError
-    from maka_client.aio import ClientOptions, KernelClient, ResourceClient
+    from maka_runtime_client import PermissionDeniedError, UnauthenticatedError
+    from maka_runtime_client.aio import ClientOptions, KernelClient, ResourceClient
 
     kernel, resource, data = pair
 
@@ -480,7 +480,7 @@ def test_an_anonymous_request_is_refused_before_it_is_decoded(
 def test_new_tokens_never_start_with_a_dash() -> None:
     """Regression: a token starting with "-" was read by ``maka --token TOKEN`` as an option
     (about one token in 64 of ``secrets.token_urlsafe``)."""
-    from maka_common.auth import TOKEN_PREFIX, new_token
+    from maka_runtime.common.auth import TOKEN_PREFIX, new_token
 
     tokens = {new_token() for _ in range(2000)}
     assert len(tokens) == 2000

@@ -1,4 +1,5 @@
-"""maka_common pieces on their own: settings precedence, storage roots, ErrorInfo statuses."""
+"""maka_runtime.common pieces on their own: settings precedence, storage roots, ErrorInfo
+statuses."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from maka_common.config import SettingsParser
-from maka_common.status import RESOURCE_DOMAIN, error_info, make_status
-from maka_common.storage_root import (
+from maka_runtime.common.config import SettingsParser
+from maka_runtime.common.status import RESOURCE_DOMAIN, error_info, make_status
+from maka_runtime.common.storage_root import (
     RootKindMismatchError,
     RootLeaseClosedError,
     RootOwnedError,
@@ -101,7 +102,7 @@ def test_owner_is_exclusive_and_lease_dies_with_it(tmp_path: Path) -> None:
 def test_owner_lock_is_not_inherited_by_child_processes(tmp_path: Path) -> None:
     root = resolve_storage_root(tmp_path / "root", "resource")
     code = (
-        "import sys; from maka_common.storage_root import *;"
+        "import sys; from maka_runtime.common.storage_root import *;"
         f"r = resolve_storage_root({str(root.path)!r}, 'resource');"
         "o = try_acquire_root_owner(r);"
         "import subprocess; p = subprocess.Popen(['sleep', '30'], stdout=-3, stderr=-3);"

@@ -14,16 +14,16 @@ from pathlib import Path
 import grpc
 import pytest
 from google.protobuf import descriptor_pb2
-from maka.common.v1 import errors_pb2
-from maka_client import errors as sdk
+from maka_runtime_client import errors as sdk
+from maka_runtime_proto.common.v1 import errors_pb2
 
-from kernel_service.api import status as kernel_status
-from maka_common import auth, request_guard
-from maka_common.status import ErrorMapping, reason_name
-from resource_service.api import status as resource_status
+from maka_runtime.common import auth, request_guard
+from maka_runtime.common.status import ErrorMapping, reason_name
+from maka_runtime.kernel.api import status as kernel_status
+from maka_runtime.resource.api import status as resource_status
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVICE_SOURCES = ("kernel_service", "resource_service", "maka_common")
+SERVICE_SOURCES = ("maka_runtime",)
 MAPPINGS = (kernel_status.MAPPING, resource_status.MAPPING)
 
 
@@ -55,7 +55,7 @@ def _literals(path: Path) -> list[tuple[int, str]]:
 
 def test_no_service_spells_a_reason_by_hand() -> None:
     files = [p for root in SERVICE_SOURCES for p in sorted((ROOT / root).rglob("*.py"))]
-    files.append(ROOT / "clients" / "python" / "maka_client" / "errors.py")
+    files.append(ROOT / "clients" / "python" / "maka_runtime_client" / "errors.py")
     spelt = [
         f"{path.relative_to(ROOT)}:{line}: {text}"
         for path in files
@@ -68,7 +68,7 @@ def test_no_service_spells_a_reason_by_hand() -> None:
 def _documented_codes() -> dict[str, str]:
     """Reason -> the status code its proto comment names ("UNAVAILABLE: …")."""
     files = descriptor_pb2.FileDescriptorSet.FromString(
-        (ROOT / "gen" / "python" / "maka" / "descriptors.binpb").read_bytes()
+        (ROOT / "clients" / "python" / "maka_runtime_proto" / "descriptors.binpb").read_bytes()
     )
     [registry] = [f for f in files.file if f.name == "maka/common/v1/errors.proto"]
     [enum] = registry.enum_type

@@ -1,5 +1,5 @@
-"""The keepalive policy (``maka_client.keepalive``) with its intervals shrunk: a client pinging
-at the policy's rate keeps an idle stream up against a server built with the policy, where
+"""The keepalive policy (``maka_runtime_client.keepalive``) with its intervals shrunk: a client
+pinging at the policy's rate keeps an idle stream up against a server built with the policy, where
 gRPC's default server policy answers GOAWAY ``too_many_pings``. The same policy at full scale
 is held for six idle minutes by ``tests/integration/test_idle_connections.py`` (slow)."""
 
@@ -17,8 +17,8 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from maka_client.aio import ClientOptions
-from maka_client.keepalive import (
+from maka_runtime_client.aio import ClientOptions
+from maka_runtime_client.keepalive import (
     KEEPALIVE,
     LINK_MIN_PING_INTERVAL_MS,
     RESOURCE_SERVER,
@@ -26,8 +26,8 @@ from maka_client.keepalive import (
     link_policy,
 )
 
-from maka_common.server import server_options
-from resource_service.server import ResourceService
+from maka_runtime.common.server import server_options
+from maka_runtime.resource.server import ResourceService
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The policy 30 times faster: pings every second (gRPC's shortest keepalive interval).
@@ -165,10 +165,10 @@ _GOAWAY_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
     if sys.argv[1] == "cli":
-        import maka_client.cli  # the command line's entry point
+        import maka_runtime_client.cli  # the command line's entry point
     import grpc
     from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-    from maka_client.keepalive import KeepalivePolicy
+    from maka_runtime_client.keepalive import KeepalivePolicy
 
     async def main():
         server = grpc.aio.server()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
 
 from tests.support.processes import wait_for_exit
 
@@ -23,7 +23,7 @@ def test_launcher_starts_both_and_stops_both_on_ctrl_c(data_dir: Path) -> None:
         [
             sys.executable,
             "-m",
-            "maka_client.launcher",
+            "maka_runtime_client.launcher",
             "--kernel-listen",
             "127.0.0.1:0",
             "--resource-listen",
@@ -76,7 +76,7 @@ def test_ctrl_c_at_a_terminal_reaches_only_the_launcher(data_dir: Path) -> None:
         sys.executable,
         [
             "-m",
-            "maka_client.launcher",
+            "maka_runtime_client.launcher",
             "--kernel-listen",
             "127.0.0.1:0",
             "--resource-listen",

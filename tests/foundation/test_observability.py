@@ -12,16 +12,16 @@ from pathlib import Path
 
 import httpx
 import pytest
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client.aio import ResourceClient
+from maka_runtime_client.aio import ResourceClient
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 from prometheus_client.parser import text_string_to_metric_families
 
-from kernel_service.server import parse_config as kernel_config
-from maka_common.config import CommonConfig
-from maka_common.logs import configure_logging, log_context
-from resource_service.core import ShellRunConfig
-from resource_service.server import ResourceConfig, ResourceService
-from resource_service.server import parse_config as resource_config
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.common.logs import configure_logging, log_context
+from maka_runtime.kernel.server import parse_config as kernel_config
+from maka_runtime.resource.core import ShellRunConfig
+from maka_runtime.resource.server import ResourceConfig, ResourceService
+from maka_runtime.resource.server import parse_config as resource_config
 from tests.support import auth
 from tests.support.inprocess import InProcess, serve_in_process
 from tests.support.processes import spawn_service

@@ -11,8 +11,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
-from maka_common.request_guard import RequestGuard, RequestLimits
-from maka_common.status import error_info
+from maka_runtime.common.request_guard import RequestGuard, RequestLimits
+from maka_runtime.common.status import error_info
 
 Request = health_pb2.HealthCheckRequest
 Response = health_pb2.HealthCheckResponse

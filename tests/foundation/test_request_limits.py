@@ -1,7 +1,7 @@
 """Oversized and undecodable requests keep the error model, on both services, over real gRPC
 with crafted bytes: unary and streaming RPCs (server streams, the bidi Attach, OpenConnection),
 health and reflection alike. Each refusal has its status code and ``ErrorInfo`` reason, and the
-service stays SERVING with nothing changed (``maka_common/request_guard.py``)."""
+service stays SERVING with nothing changed (``maka_runtime/common/request_guard.py``)."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.kernel.v1 import kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2 as rpb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
-from maka_common.request_guard import DEFAULT_MAX_REQUEST_BYTES
-from maka_common.status import error_info
-from resource_service.server import parse_config
+from maka_runtime.common.request_guard import DEFAULT_MAX_REQUEST_BYTES
+from maka_runtime.common.status import error_info
+from maka_runtime.resource.server import parse_config
 from tests.support.processes import ServiceProcess, running_service
 
 FIVE_MB = 5 * 1000 * 1000

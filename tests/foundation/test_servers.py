@@ -10,8 +10,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
-from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2, resource_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2, resource_pb2_grpc
 
 from tests.support.processes import running_service, service_command, spawn_service
 

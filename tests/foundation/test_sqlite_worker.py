@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from maka_common.sqlite import SqliteWorker, StoreErrors, StoreSchema, WorkerOptions
-from maka_common.storage_root import RootOwner, acquire_root_owner, resolve_storage_root
+from maka_runtime.common.sqlite import SqliteWorker, StoreErrors, StoreSchema, WorkerOptions
+from maka_runtime.common.storage_root import RootOwner, acquire_root_owner, resolve_storage_root
 
 
 class DomainError(Exception):

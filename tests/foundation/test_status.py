@@ -10,13 +10,13 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.common.v1 import errors_pb2 as r
+from maka_runtime_proto.common.v1 import errors_pb2 as r
 
-from kernel_service.api import status as kernel_status
-from kernel_service.core import StoreClosedError as KernelStoreClosed
-from maka_common.status import HIDDEN_MESSAGE, ErrorMapping, Failure, Rule, error_info
-from resource_service.api import status as resource_status
-from resource_service.core import StoreClosedError as ResourceStoreClosed
+from maka_runtime.common.status import HIDDEN_MESSAGE, ErrorMapping, Failure, Rule, error_info
+from maka_runtime.kernel.api import status as kernel_status
+from maka_runtime.kernel.core import StoreClosedError as KernelStoreClosed
+from maka_runtime.resource.api import status as resource_status
+from maka_runtime.resource.core import StoreClosedError as ResourceStoreClosed
 
 log = logging.getLogger("maka.test.status")
 

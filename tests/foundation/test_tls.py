@@ -11,9 +11,9 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2, kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2, resource_pb2_grpc
-from maka_client.errors import from_rpc_error
+from maka_runtime_client.errors import from_rpc_error
+from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2, resource_pb2_grpc
 
 from tests.support import auth
 from tests.support.certs import Authority, Pem
@@ -177,9 +177,9 @@ def test_the_sdk_and_the_cli_speak_mutual_tls(
     import subprocess
     import sys
 
-    from maka_client.aio import ClientOptions, ResourceClient
-    from maka_client.credentials import TlsFiles
-    from maka_client.errors import PermissionDeniedError
+    from maka_runtime_client.aio import ClientOptions, ResourceClient
+    from maka_runtime_client.credentials import TlsFiles
+    from maka_runtime_client.errors import PermissionDeniedError
 
     alice = pem(pki, "alice")
     files = TlsFiles(ca=Path(str(pki["ca"])), cert=alice.cert, key=alice.key)
@@ -203,7 +203,14 @@ def test_the_sdk_and_the_cli_speak_mutual_tls(
         MAKA_TLS_KEY=str(alice.key),
     )
     listed = subprocess.run(
-        [sys.executable, "-m", "maka_client.cli", "--resource", mtls_resource.address, "ps"],
+        [
+            sys.executable,
+            "-m",
+            "maka_runtime_client.cli",
+            "--resource",
+            mtls_resource.address,
+            "ps",
+        ],
         env=env,
         capture_output=True,
         text=True,

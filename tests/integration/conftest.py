@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import KernelClient, ResourceClient
+from maka_runtime_client.aio import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 
 from tests.sdk.proxy import Proxy
 from tests.support.pids import alive, group_members

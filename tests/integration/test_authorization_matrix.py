@@ -26,15 +26,15 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import descriptor, message
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.kernel.v1 import kernel_pb2_grpc
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client.errors import error_info
+from maka_runtime_client.errors import error_info
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
-from kernel_service.server import KernelConfig, KernelService
-from maka_common.auth import hash_token, new_token
-from maka_common.config import CommonConfig
-from resource_service.server import ResourceConfig, ResourceService
+from maka_runtime.common.auth import hash_token, new_token
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.kernel.server import KernelConfig, KernelService
+from maka_runtime.resource.server import ResourceConfig, ResourceService
 from tests.resource.e2e.conftest import E2E_CONFIG
 from tests.support import auth
 from tests.support.inprocess import InProcess, serve_in_process

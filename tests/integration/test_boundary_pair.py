@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.resource.v1 import sandbox_pb2 as sb
-from maka_client.aio import KernelClient, ResourceClient
+from maka_runtime_client.aio import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.resource.v1 import sandbox_pb2 as sb
 
 from tests.support.processes import spawn_service
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pexpect
 
-from maka_common.auth import hash_token, new_token
+from maka_runtime.common.auth import hash_token, new_token
 from tests.integration.conftest import Pair, start_pair
 from tests.support import auth
 
-MAKA = [sys.executable, "-m", "maka_client.cli"]
+MAKA = [sys.executable, "-m", "maka_runtime_client.cli"]
 REF_PREFIX = "maka://runtime/background-tasks/"
 
 
@@ -97,7 +97,7 @@ def test_the_attach_command_a_turn_prints_works_as_printed(
     # As printed: no --session, though the run is not in the default session.
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "maka_client.cli", *words[1:]],
+        ["-m", "maka_runtime_client.cli", *words[1:]],
         env=env,
         dimensions=(24, 80),
         encoding="utf-8",

@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka.kernel.v1 import kernel_pb2_grpc
-from maka_client.aio import KernelClient
-from maka_client.credentials import bearer_interceptors
+from maka_runtime_client.aio import KernelClient
+from maka_runtime_client.credentials import bearer_interceptors
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
-from kernel_service.server import KernelConfig, KernelService
-from maka_common.config import CommonConfig
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.kernel.server import KernelConfig, KernelService
 from tests.support import auth
 from tests.support.inprocess import InProcess, serve_in_process
 

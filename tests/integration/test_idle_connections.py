@@ -1,5 +1,5 @@
 """Connections that stay idle for more than six minutes and then carry on (the keepalive policy,
-``maka_client.keepalive``), on the three paths that used to die after about 150 s:
+``maka_runtime_client.keepalive``), on the three paths that used to die after about 150 s:
 
 - ``maka turn`` waiting at an approval prompt: answered after the idle time, the turn completes;
 - ``maka attach`` to a bash PTY: the first keystroke after the idle time reaches the shell;

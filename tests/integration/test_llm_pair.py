@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import KernelClient, ResourceClient
+from maka_runtime_client.aio import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 
 from tests.integration.conftest import Pair, every, first, start_pair
 from tests.kernel.llm.server import ChatServer, text_reply, tool_reply

@@ -10,9 +10,9 @@ from pathlib import Path
 import grpc
 import httpx
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.kernel.v1 import kernel_pb2_grpc
-from maka_client.aio import KernelClient
+from maka_runtime_client.aio import KernelClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.integration.conftest import Pair, first, start_pair

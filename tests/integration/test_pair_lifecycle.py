@@ -6,9 +6,9 @@ import asyncio
 import signal
 from pathlib import Path
 
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client.aio import KernelClient, ResourceClient
+from maka_runtime_client.aio import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
 from tests.integration.conftest import Pair, alive, first, group_members, start_pair
 from tests.integration.test_shell_pair import BYPASS, _start_sleeping_turn

@@ -10,11 +10,11 @@ import os
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.resource.v1 import resource_pb2 as rpb
-from maka.resource.v1 import sandbox_pb2 as spb
-from maka_client import errors
-from maka_client.aio import KernelClient, ResourceClient
+from maka_runtime_client import errors
+from maka_runtime_client.aio import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
+from maka_runtime_proto.resource.v1 import sandbox_pb2 as spb
 
 from tests.integration.conftest import (
     Pair,

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client import errors
-from maka_client.aio import KernelClient, ResourceClient
+from maka_runtime_client import errors
+from maka_runtime_client.aio import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 
 from tests.integration.conftest import Pair, kinds, start_pair
 from tests.integration.test_shell_pair import running_run

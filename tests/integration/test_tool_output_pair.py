@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import KernelClient
+from maka_runtime_client.aio import KernelClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 
 from tests.integration.conftest import Pair, every, first, kinds, start_pair
 
@@ -144,7 +144,7 @@ async def test_a_gigabyte_print_grows_the_kernels_files_by_the_budget_only(
 
 
 def test_the_budget_setting_is_checked() -> None:
-    from kernel_service.server import parse_config
+    from maka_runtime.kernel.server import parse_config
 
     assert parse_config(["--tool-output-budget-bytes", "2MiB"]).tool_output_budget_bytes == 2 * MIB
     assert parse_config([]).tool_output_budget_bytes == MIB

@@ -10,18 +10,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka_client.aio import KernelClient
+from maka_runtime_client.aio import KernelClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from kernel_service.server import KernelConfig, KernelService
-from maka_common.config import CommonConfig
-from resource_service.core import ShellRunConfig
-from resource_service.server import ResourceConfig, ResourceService
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.kernel.server import KernelConfig, KernelService
+from maka_runtime.resource.core import ShellRunConfig
+from maka_runtime.resource.server import ResourceConfig, ResourceService
 from tests.support import auth
 from tests.support.inprocess import InProcess, serve_in_process
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.core.recovery import RecoverableStore
-from kernel_service.store import MemorySessionStore
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from maka_runtime.common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.core.recovery import RecoverableStore
+from maka_runtime.kernel.store import MemorySessionStore
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     BackendRegistry,
     BackendSendInput,
     RunIdentity,
@@ -28,8 +28,8 @@ from kernel_service.core import (
     SessionHeader,
     UserQuestionResponse,
 )
-from kernel_service.core.log.events import BackendEvent, Complete, TextDelta
-from kernel_service.store import MemorySessionStore
+from maka_runtime.kernel.core.log.events import BackendEvent, Complete, TextDelta
+from maka_runtime.kernel.store import MemorySessionStore
 
 SESSION_ID = "session-interaction-cleanup"
 WORKSPACE = "/tmp/maka-runtime-kernel-interaction"

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kernel_service.backends.scripted import KIND, scripted_factory
-from kernel_service.core import (
+from maka_runtime.kernel.backends.scripted import KIND, scripted_factory
+from maka_runtime.kernel.core import (
     BackendRegistry,
     HostedInteractionAuthority,
     HostedMessageAuthority,
@@ -17,9 +17,9 @@ from kernel_service.core import (
     SessionHeader,
     SessionStore,
 )
-from kernel_service.core.log.events import StoredMessage
-from kernel_service.core.tools import ToolHost
-from kernel_service.core.validation import KernelLimits
+from maka_runtime.kernel.core.log.events import StoredMessage
+from maka_runtime.kernel.core.tools import ToolHost
+from maka_runtime.kernel.core.validation import KernelLimits
 
 WORKSPACE = "/tmp/maka-kernel-tests"
 # Sessions need a workspace root that exists.

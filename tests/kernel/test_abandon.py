@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from kernel_service.core import BackendRegistry, RuntimeKernel
+from maka_runtime.kernel.core import BackendRegistry, RuntimeKernel
 
 from .fakes import SESSION_ID, BlockingBackend, Ids, spec_store, wait_for
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.backends.needs import declared, detected
-from kernel_service.core.boundary import (
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.backends.needs import declared, detected
+from maka_runtime.kernel.core.boundary import (
     INITIAL_REVISION,
     NETWORK,
     Boundary,
@@ -21,9 +22,8 @@ from kernel_service.core.boundary import (
     expansion,
     widened,
 )
-from kernel_service.core.recovery import RecoverableStore
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.core.recovery import RecoverableStore
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 from .fakes import spec_header
 

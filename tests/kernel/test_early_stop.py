@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from kernel_service.backends.scripted import KIND, scripted_factory
-from kernel_service.core import (
+from maka_runtime.kernel.backends.scripted import KIND, scripted_factory
+from maka_runtime.kernel.core import (
     BackendRegistry,
     NewSession,
     RuntimeKernel,
     SessionStore,
     TurnStream,
 )
-from kernel_service.core.log.events import SessionEvent
-from kernel_service.core.validation import KernelLimits
+from maka_runtime.kernel.core.log.events import SessionEvent
+from maka_runtime.kernel.core.validation import KernelLimits
 
 from .harness import WORKSPACE, Harness, kinds, make_harness
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     BackendUnavailableError,
     HostDrainingError,
     InteractionAlreadyResolvedError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kernel_service import core
+from maka_runtime.kernel import core
 
 EXPECTED = {
     "AgentBackend", "AnsweringAuthority", "BackendRegistry", "BackendSendInput",
@@ -47,12 +47,16 @@ def test_the_core_imports_neither_grpc_nor_generated_code() -> None:
                 continue
             for name in names:
                 root = name.split(".")[0]
-                # maka_common.aio (tasks, races), .sizes and .principal (who is calling) are pure
-                # Python, shared by both cores.
-                pure = ("maka_common.aio", "maka_common.sizes", "maka_common.principal")
+                # maka_runtime.common.aio (tasks, races), .sizes and .principal (who is calling) are
+                # pure Python, shared by both cores.
+                pure = (
+                    "maka_runtime.common.aio",
+                    "maka_runtime.common.sizes",
+                    "maka_runtime.common.principal",
+                )
                 assert name in pure or root not in (
                     "grpc",
-                    "maka",
+                    "maka_runtime_proto",
                     "google",
-                    "maka_common",
+                    "maka_runtime.common",
                 ), f"{path.name} imports {name}"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.core import NotFoundError, PersistenceFailedError
-from kernel_service.core.log.events import SystemNote, TurnState, UserMessage
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.sqlite import add_commit_observer
+from maka_runtime.common.sqlite import add_commit_observer
+from maka_runtime.kernel.core import NotFoundError, PersistenceFailedError
+from maka_runtime.kernel.core.log.events import SystemNote, TurnState, UserMessage
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 from .fakes import spec_header
 

@@ -7,14 +7,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     InteractionAlreadyResolvedError,
     InvalidRequestError,
     NotFoundError,
     RuntimeInteractionInvariantError,
     SessionStore,
 )
-from kernel_service.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
+from maka_runtime.kernel.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
 
 from ..support.typed import only
 from .harness import Harness, kinds, make_harness
@@ -159,8 +159,8 @@ async def test_stopping_the_turn_closes_its_pending_requests(harness: Harness) -
 async def test_the_legacy_responder_works_only_without_a_hosted_authority(
     store: SessionStore,
 ) -> None:
-    from kernel_service.backends.scripted import KIND, scripted_factory
-    from kernel_service.core import BackendRegistry, NewSession, RuntimeKernel
+    from maka_runtime.kernel.backends.scripted import KIND, scripted_factory
+    from maka_runtime.kernel.core import BackendRegistry, NewSession, RuntimeKernel
 
     backends = BackendRegistry()
     backends.register(KIND, scripted_factory)

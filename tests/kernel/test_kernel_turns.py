@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     HostDrainingError,
     InvalidRequestError,
     NotFoundError,
@@ -19,8 +19,13 @@ from kernel_service.core import (
     SessionWatch,
     TurnStream,
 )
-from kernel_service.core.log.events import ErrorEvent, SessionEvent, TurnState, UserQuestionRequest
-from kernel_service.core.turns.drain import DrainRung
+from maka_runtime.kernel.core.log.events import (
+    ErrorEvent,
+    SessionEvent,
+    TurnState,
+    UserQuestionRequest,
+)
+from maka_runtime.kernel.core.turns.drain import DrainRung
 from tests.support.typed import last, only
 
 from .harness import Harness, kinds, make_harness

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.api import convert
-from kernel_service.core import (
+from maka_runtime.kernel.api import convert
+from maka_runtime.kernel.core import (
     AlreadyExistsError,
     HostDrainingError,
     InvalidRequestError,
@@ -24,11 +24,11 @@ from kernel_service.core import (
     SessionStore,
     SessionUpdate,
 )
-from kernel_service.core.log.events import AssistantMessage, ToolResult, UserQuestionRequest
-from kernel_service.core.session import SessionHeader, TurnRecord
-from kernel_service.core.sizes import clip_entry, fitting, wire_size
-from kernel_service.core.validation import STRING_LIMITS
-from kernel_service.store.sqlite import SqliteSessionStore
+from maka_runtime.kernel.core.log.events import AssistantMessage, ToolResult, UserQuestionRequest
+from maka_runtime.kernel.core.session import SessionHeader, TurnRecord
+from maka_runtime.kernel.core.sizes import clip_entry, fitting, wire_size
+from maka_runtime.kernel.core.validation import STRING_LIMITS
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 from .harness import Harness, make_harness
 from .test_kernel_turns import events_until

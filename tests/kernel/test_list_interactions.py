@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from kernel_service.core import InvalidRequestError, NotFoundError
-from kernel_service.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
-from kernel_service.core.sizes import wire_size
-from kernel_service.core.store import InteractionRecord, Resolution
-from kernel_service.store.memory import MemorySessionStore
+from maka_runtime.kernel.core import InvalidRequestError, NotFoundError
+from maka_runtime.kernel.core.log.events import SandboxBoundaryRequest, UserQuestionRequest
+from maka_runtime.kernel.core.sizes import wire_size
+from maka_runtime.kernel.core.store import InteractionRecord, Resolution
+from maka_runtime.kernel.store.memory import MemorySessionStore
 
 from .harness import make_harness
 

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from kernel_service.core import NotFoundError, SessionQuery, SessionStore, SessionUpdate
-from kernel_service.core.access import listed_owners, may_see, owner_of
-from kernel_service.core.session import SessionHeader
-from maka_common.principal import ADMIN, CLIENT, LOCAL, OPERATOR, Principal, acting_as
+from maka_runtime.common.principal import ADMIN, CLIENT, LOCAL, OPERATOR, Principal, acting_as
+from maka_runtime.kernel.core import NotFoundError, SessionQuery, SessionStore, SessionUpdate
+from maka_runtime.kernel.core.access import listed_owners, may_see, owner_of
+from maka_runtime.kernel.core.session import SessionHeader
 
 from .harness import Harness, make_harness
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.core import InteractionAlreadyResolvedError
-from kernel_service.core.log.events import InteractionResolved, SandboxBoundaryRequest
-from kernel_service.core.recovery import recover_interrupted
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.core import InteractionAlreadyResolvedError
+from maka_runtime.kernel.core.log.events import InteractionResolved, SandboxBoundaryRequest
+from maka_runtime.kernel.core.recovery import recover_interrupted
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 from tests.support.typed import only
 
 from .harness import kinds, make_harness
@@ -36,7 +36,7 @@ async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
     await events_until(hang_stream, "text_delta")
 
     # The process dies: its lease is gone at once and nothing more reaches the database.
-    caplog.set_level(logging.CRITICAL, logger="kernel_service.core")
+    caplog.set_level(logging.CRITICAL, logger="maka_runtime.kernel.core")
     owner.close()
     await harness.close()
     await store.close()

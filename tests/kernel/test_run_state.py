@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from kernel_service.core.turns.run import Run
-from kernel_service.core.turns.state import (
+from maka_runtime.kernel.core.turns.run import Run
+from maka_runtime.kernel.core.turns.state import (
     TRANSITIONS,
     EndWriter,
     IllegalRunTransitionError,

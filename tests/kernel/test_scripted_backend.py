@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 
-from kernel_service.backends.scripted import (
+from maka_runtime.kernel.backends.scripted import (
     ScriptedBackend,
     ScriptError,
     ScriptFailure,
     parse_script,
     script_for,
 )
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     BackendSendInput,
     QueuedMessage,
     SandboxBoundaryResponse,
     UserQuestionResponse,
 )
-from kernel_service.core.log.events import BackendEvent, UserQuestionRequest
+from maka_runtime.kernel.core.log.events import BackendEvent, UserQuestionRequest
 from tests.support.typed import only
 
 from .fakes import spec_header

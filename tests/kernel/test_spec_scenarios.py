@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     BackendRegistry,
     RunIdentity,
     RuntimeInteractionInvariantError,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from kernel_service.core import PersistenceFailedError, SessionQuery, StoreClosedError
-from kernel_service.core.log.events import SystemNote, TurnState, UserMessage
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from maka_runtime.common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.core import PersistenceFailedError, SessionQuery, StoreClosedError
+from maka_runtime.kernel.core.log.events import SystemNote, TurnState, UserMessage
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 from .fakes import spec_header
 

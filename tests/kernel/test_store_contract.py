@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from kernel_service.core import (
+from maka_runtime.kernel.core import (
     AlreadyExistsError,
     InteractionAlreadyResolvedError,
     InteractionRecord,
@@ -17,7 +17,7 @@ from kernel_service.core import (
     Resolution,
     SessionQuery,
 )
-from kernel_service.core.log.events import (
+from maka_runtime.kernel.core.log.events import (
     AssistantMessage,
     Complete,
     ErrorEvent,
@@ -33,7 +33,7 @@ from kernel_service.core.log.events import (
     UserMessage,
     UserQuestionRequest,
 )
-from kernel_service.core.recovery import RecoverableStore, recover_interrupted
+from maka_runtime.kernel.core.recovery import RecoverableStore, recover_interrupted
 
 from .fakes import spec_header
 

@@ -1,4 +1,4 @@
-"""The kernel's record of a tool call's output (``kernel_service.core.tool_output``): exact
+"""The kernel's record of a tool call's output (``maka_runtime.kernel.core.tool_output``): exact
 figures, UTF-8 decoded only at character boundaries, stdout and stderr budgeted apart, the same
 text kept whatever the chunking."""
 
@@ -10,14 +10,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 import pytest
 
-from kernel_service.core.tool_output import (
+from maka_runtime.kernel.core.tool_output import (
     PIECE_BYTES,
     StreamFigures,
     ToolOutputRecord,
     pumped,
     result_text,
 )
-from kernel_service.core.tools import (
+from maka_runtime.kernel.core.tools import (
     RunEnded,
     RunEvent,
     RunGap,

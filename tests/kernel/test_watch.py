@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from kernel_service.core import InvalidRequestError, NotFoundError, SessionStore, SessionWatch
-from kernel_service.core.log.events import StoredMessage, UserQuestionRequest
+from maka_runtime.kernel.core import InvalidRequestError, NotFoundError, SessionStore, SessionWatch
+from maka_runtime.kernel.core.log.events import StoredMessage, UserQuestionRequest
 
 from ..support.typed import last
 from .harness import Harness, make_harness

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
-from resource_service.core import (
+from maka_runtime.common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import (
     BashInput,
     ConnectionContext,
     ResourceHost,
@@ -25,7 +25,7 @@ from resource_service.core import (
     ShellRunConfig,
     StandaloneSessionDirectory,
 )
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.support.sandbox import TEST_SANDBOX
 
 SESSION_ID = "real-resource-session"
@@ -141,7 +141,7 @@ async def read_until(
     manager: RunSupervisor, ref: str, needle: bytes, *, session_id: str = SESSION_ID
 ) -> bytes:
     """Follow a live run's output until *needle* has appeared; returns everything read."""
-    from resource_service.core import OutputChunk
+    from maka_runtime.resource.core import OutputChunk
 
     seen = b""
     async for event in manager.follow_output(session_id, ref):
@@ -154,7 +154,7 @@ async def read_until(
 
 def process_gone(pid: int) -> bool:
     """True if *pid* has exited (a zombie counts: it runs nothing)."""
-    from resource_service.core.process.procfs import read_stat
+    from maka_runtime.resource.core.process.procfs import read_stat
 
     stat = read_stat(pid)
     return stat is None or stat.zombie

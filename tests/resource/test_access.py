@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from maka_common.principal import ADMIN, CLIENT, KERNEL, LOCAL, Principal, acting_as
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import (
+from maka_runtime.common.principal import ADMIN, CLIENT, KERNEL, LOCAL, Principal, acting_as
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import (
     ControllerIdentity,
     NotFoundError,
     PermissionDeniedError,
@@ -26,9 +26,9 @@ from resource_service.core import (
     SessionInfo,
     SessionRegistry,
 )
-from resource_service.core.access import decide
-from resource_service.core.lease import ControlRequest, PtyControl
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.resource.core.access import decide
+from maka_runtime.resource.core.lease import ControlRequest, PtyControl
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import FIRST_CONNECTION, TEST_CONFIG, bash_input, read_until
 
 KERNEL_LINK = Principal("kernel-link", frozenset({KERNEL}))

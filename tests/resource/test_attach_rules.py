@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     ConnectionContext,
     InvalidRequestError,
     OperationConflictError,

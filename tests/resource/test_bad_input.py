@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     REF_PREFIX,
     ControllerIdentity,
     ControlRequest,

@@ -8,7 +8,7 @@ import sys
 
 def test_the_terminal_emulator_is_loaded_with_the_first_pty_run_not_at_start() -> None:
     probe = (
-        "import sys, resource_service.server, resource_service.core.live;"
+        "import sys, maka_runtime.resource.server, maka_runtime.resource.core.live;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyte', 'wcwidth')))"
     )
     loaded = subprocess.run(

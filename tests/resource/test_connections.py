@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.api.connections import ConnectionRegistry
-from resource_service.core import (
+from maka_runtime.resource.api.connections import ConnectionRegistry
+from maka_runtime.resource.core import (
     ConnectionContext,
     ControllerIdentity,
     NotFoundError,

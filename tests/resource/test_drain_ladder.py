@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.core import DrainReport, DrainRung, HostDrainingError
-from resource_service.core.drain import drain
+from maka_runtime.resource.core import DrainReport, DrainRung, HostDrainingError
+from maka_runtime.resource.core.drain import drain
 from tests.resource.conftest import (
     SESSION_ID,
     TEST_CONFIG,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from resource_service import core
+from maka_runtime.resource import core
 
 EXPECTED = {
     "CANCELLED_MESSAGE",
@@ -122,7 +122,7 @@ def test_error_codes_are_the_spec_codes() -> None:
 
 def test_the_core_and_the_store_never_import_grpc() -> None:
     probe = (
-        "import sys, resource_service.core, resource_service.store; "
+        "import sys, maka_runtime.resource.core, maka_runtime.resource.store; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('grpc', 'google') "
         "or m.endswith('_pb2') or m.endswith('_pb2_grpc')); "
         "print(bad); sys.exit(1 if bad else 0)"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     DrainReport,
     HostDrainingError,
     PersistenceFailedError,

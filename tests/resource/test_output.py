@@ -6,7 +6,7 @@ import asyncio
 import time
 import tracemalloc
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     OutputChunk,
     PipesOutput,
     PtyOutput,

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     InvalidRequestError,
     OutputChunk,
     OutputEvent,
     OutputGap,
     ShellRunRecord,
 )
-from resource_service.core.errors import OutOfRangeError
-from resource_service.core.journal import JournalReader, JournalWriter, scan_journal
-from resource_service.core.journals import OutputJournals
-from resource_service.core.output_counts import JournalSummary, StreamBytes
+from maka_runtime.resource.core.errors import OutOfRangeError
+from maka_runtime.resource.core.journal import JournalReader, JournalWriter, scan_journal
+from maka_runtime.resource.core.journals import OutputJournals
+from maka_runtime.resource.core.output_counts import JournalSummary, StreamBytes
 from tests.resource.conftest import (
     SESSION_ID,
     TEST_CONFIG,

@@ -11,10 +11,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import ORPHANED_MESSAGE, PipesOutput, ProcessIdentity, ShellRunRecord
-from resource_service.core.process.procfs import boot_id, read_stat
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import (
+    ORPHANED_MESSAGE,
+    PipesOutput,
+    ProcessIdentity,
+    ShellRunRecord,
+)
+from maka_runtime.resource.core.process.procfs import boot_id, read_stat
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import (
     HELPERS,
     SESSION_ID,

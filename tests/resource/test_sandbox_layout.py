@@ -7,17 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.core import InvalidRequestError
-from resource_service.core.sandbox import (
+from maka_runtime.resource.core import InvalidRequestError
+from maka_runtime.resource.core.sandbox import (
     BoundaryExpansion,
     ExecutionBoundary,
     FilesystemEntry,
     default_boundary,
 )
-from resource_service.core.sandbox.bwrap import bwrap_argv, layout
-from resource_service.core.sandbox.cgroups import CgroupTree
-from resource_service.core.sandbox.environment import check_request_env, run_environment
-from resource_service.core.sandbox.probe import probe_bwrap
+from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout
+from maka_runtime.resource.core.sandbox.cgroups import CgroupTree
+from maka_runtime.resource.core.sandbox.environment import check_request_env, run_environment
+from maka_runtime.resource.core.sandbox.probe import probe_bwrap
 
 
 def _pairs(argv: list[str]) -> list[tuple[str, str]]:

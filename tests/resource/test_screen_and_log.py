@@ -5,10 +5,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
-from resource_service.core.journal import JournalWriter
-from resource_service.core.output import OutputChunk, OutputEvent, OutputGap, OutputLog, TailBuffer
-from resource_service.core.output_follow import check_after, follow_live
-from resource_service.core.screen import TerminalScreen
+from maka_runtime.resource.core.journal import JournalWriter
+from maka_runtime.resource.core.output import (
+    OutputChunk,
+    OutputEvent,
+    OutputGap,
+    OutputLog,
+    TailBuffer,
+)
+from maka_runtime.resource.core.output_follow import check_after, follow_live
+from maka_runtime.resource.core.screen import TerminalScreen
 
 
 def test_the_screen_renders_rows_cursor_and_wide_characters() -> None:

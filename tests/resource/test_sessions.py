@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import (
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import (
     ControllerIdentity,
     InvalidRequestError,
     NotFoundError,
@@ -25,7 +25,7 @@ from resource_service.core import (
     SessionInfo,
     SessionRegistry,
 )
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import FIRST_CONNECTION, TEST_CONFIG, bash_input, read_until
 
 SESSION = "kernel-session"

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     ConnectionContext,
     ControllerIdentity,
     ControllerReleaseResult,

@@ -9,21 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from maka_common.storage_root import (
+from maka_runtime.common.storage_root import (
     RootOwnedError,
     RootOwner,
     acquire_root_owner,
     resolve_storage_root,
     try_acquire_root_owner,
 )
-from resource_service.core import (
+from maka_runtime.resource.core import (
     InternalFailureError,
     PipesOutput,
     ProcessIdentity,
     ShellRunRecord,
     StoreClosedError,
 )
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import SESSION_ID, Host, bash_input, close_host, open_host
 
 

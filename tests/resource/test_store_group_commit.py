@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
-from maka_common.sqlite import add_commit_observer
-from maka_common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
-from resource_service.core import (
+from maka_runtime.common.sqlite import add_commit_observer
+from maka_runtime.common.storage_root import RootOwner, resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import (
     InternalFailureError,
     PersistenceFailedError,
     ProcessIdentity,
     ShellRunRecord,
 )
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.test_store import record
 
 

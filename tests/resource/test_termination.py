@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from resource_service.core import (
+from maka_runtime.resource.core import (
     CANCELLED_MESSAGE,
     InternalFailureError,
     PipesOutput,
@@ -19,7 +19,7 @@ from resource_service.core import (
     ShellRunUpdate,
     timed_out_message,
 )
-from resource_service.core.sandbox import ExecutionBoundary
+from maka_runtime.resource.core.sandbox import ExecutionBoundary
 from tests.resource.conftest import (
     SESSION_ID,
     TEST_CONFIG,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from maka_client import errors
-from maka_client.errors import SessionQuarantinedError
+from maka_runtime_client import errors
+from maka_runtime_client.errors import SessionQuarantinedError
 
-from maka_common.status import KERNEL_DOMAIN, make_status
+from maka_runtime.common.status import KERNEL_DOMAIN, make_status
 
 
 class FakeCallError(grpc.RpcError):

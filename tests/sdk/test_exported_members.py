@@ -1,9 +1,10 @@
-"""The public surface of ``maka_client`` is pinned: adding or removing a name is a decision."""
+"""The public surface of ``maka_runtime_client`` is pinned: adding or removing a name is a
+decision."""
 
 from __future__ import annotations
 
-import maka_client
-from maka_client import aio, sync
+import maka_runtime_client
+from maka_runtime_client import aio, sync
 
 EXPECTED = {
     "AlreadyExistsError",
@@ -41,15 +42,15 @@ EXPECTED = {
 
 
 def test_exported_members() -> None:
-    assert set(maka_client.__all__) == EXPECTED
-    public = {name for name in vars(maka_client) if not name.startswith("_")}
+    assert set(maka_runtime_client.__all__) == EXPECTED
+    public = {name for name in vars(maka_runtime_client) if not name.startswith("_")}
     # Submodules (aio, sync, errors; the launcher, the CLI, the keepalive policy and boundary once
     # imported) are the only extras.
     assert public - EXPECTED <= {"launcher", "cli", "keepalive", "credentials", "boundary"}
-    for name in maka_client.__all__:
-        value = getattr(maka_client, name)
+    for name in maka_runtime_client.__all__:
+        value = getattr(maka_runtime_client, name)
         if isinstance(value, type):
-            assert value.__module__.startswith("maka_client"), name
+            assert value.__module__.startswith("maka_runtime_client"), name
 
 
 def test_async_and_sync_modules() -> None:
@@ -63,7 +64,7 @@ def test_async_and_sync_modules() -> None:
         "TurnStream",
         "is_turn_end",
     }
-    assert aio.KernelClient is maka_client.KernelClient
+    assert aio.KernelClient is maka_runtime_client.KernelClient
     assert set(sync.__all__) == {
         "ControllerLease",
         "KernelClient",
@@ -74,12 +75,12 @@ def test_async_and_sync_modules() -> None:
 
 
 def test_errors_form_one_hierarchy() -> None:
-    for name in maka_client.__all__:
-        value = getattr(maka_client, name)
+    for name in maka_runtime_client.__all__:
+        value = getattr(maka_runtime_client, name)
         if isinstance(value, type) and name.endswith("Error"):
-            assert issubclass(value, maka_client.MakaError), name
-    assert issubclass(maka_client.LeaseLostError, maka_client.ConflictError)
-    assert issubclass(maka_client.ResumeFailedError, maka_client.UnavailableError)
+            assert issubclass(value, maka_runtime_client.MakaError), name
+    assert issubclass(maka_runtime_client.LeaseLostError, maka_runtime_client.ConflictError)
+    assert issubclass(maka_runtime_client.ResumeFailedError, maka_runtime_client.UnavailableError)
 
 
 RESOURCE_METHODS = {

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka_client import (
+from maka_runtime_client import (
     AlreadyResolvedError,
     ClientClosedError,
     ClientOptions,
@@ -16,6 +15,7 @@ from maka_client import (
     SessionBusyError,
     is_turn_end,
 )
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from tests.support.processes import ServiceProcess
 
@@ -107,7 +107,7 @@ async def test_bad_input_is_invalid_request_with_field(kernel: KernelClient) -> 
 
 
 async def test_new_status_codes_are_typed(kernel: KernelClient, workspace: str) -> None:
-    from maka_client import AlreadyExistsError, OutOfRangeError
+    from maka_runtime_client import AlreadyExistsError, OutOfRangeError
 
     session = await kernel.create_session(workspace, session_id="sdk-typed")
     with pytest.raises(AlreadyExistsError) as exists:

@@ -7,8 +7,8 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka_client import ConflictError, LeaseLostError, ResourceClient
+from maka_runtime_client import ConflictError, LeaseLostError, ResourceClient
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from tests.support.processes import ServiceProcess
 

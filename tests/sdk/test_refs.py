@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka_client import NotFoundError, ResourceClient, sync
+from maka_runtime_client import NotFoundError, ResourceClient, sync
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from tests.support.processes import ServiceProcess
 

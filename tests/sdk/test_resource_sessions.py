@@ -7,8 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka_client import (
+from maka_runtime_client import (
     InvalidRequestError,
     NotFoundError,
     ResourceClient,
@@ -16,6 +15,7 @@ from maka_client import (
     SessionArchivedError,
     sync,
 )
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from tests.support.processes import ServiceProcess, running_service
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client import KernelClient, ResourceClient
-from maka_client._kernel import TURN_EVENT_KINDS
+from maka_runtime_client import KernelClient, ResourceClient
+from maka_runtime_client._kernel import TURN_EVENT_KINDS
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
 from tests.sdk.proxy import Proxy
 from tests.support.processes import ServiceProcess, running_service

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from maka_client import aio
+from maka_runtime_client import aio
 
 from tests.support.processes import ServiceProcess
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import threading
 
 import pytest
-from maka.kernel.v1 import kernel_pb2 as kpb
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client import ClientClosedError, ConflictError, InvalidRequestError, NotFoundError
-from maka_client.sync import KernelClient, ResourceClient
+from maka_runtime_client import ClientClosedError, ConflictError, InvalidRequestError, NotFoundError
+from maka_runtime_client.sync import KernelClient, ResourceClient
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
 from tests.sdk.proxy import Proxy
 from tests.support.processes import ServiceProcess

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka_client.credentials import bearer_interceptors
+from maka_runtime_client.credentials import bearer_interceptors
 
-from maka_common.auth import hash_token, new_token
+from maka_runtime.common.auth import hash_token, new_token
 
 TOKEN = new_token()
 _DIR = Path(tempfile.mkdtemp(prefix="maka-suite-credentials-"))

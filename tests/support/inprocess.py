@@ -1,4 +1,4 @@
-"""One harness for in-process servers of both services: ``maka_common.server.serve`` itself.
+"""One harness for in-process servers of both services: ``maka_runtime.common.server.serve`` itself.
 
 A test gets the same server a process gets (interceptors for authentication and request limits,
 the keepalive policy, health, reflection, the drain-then-stop tail), minus the process-wide
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import grpc
 
-from maka_common.aio import race
-from maka_common.config import CommonConfig
-from maka_common.server import ServerHost, Service, serve
+from maka_runtime.common.aio import race
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.common.server import ServerHost, Service, serve
 
 
 class _ListeningLine(logging.Handler):

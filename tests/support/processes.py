@@ -21,7 +21,7 @@ from pathlib import Path
 from tests.support import auth, sandbox
 
 LISTENING = re.compile(r"(maka-\w+) listening on (\S+):(\d+)")
-MODULES = {"kernel": "kernel_service.server", "resource": "resource_service.server"}
+MODULES = {"kernel": "maka_runtime.kernel.server", "resource": "maka_runtime.resource.server"}
 
 
 @dataclass

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from resource_service.core.sandbox import SandboxSettings
+from maka_runtime.resource.core.sandbox import SandboxSettings
 
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 

@@ -27,7 +27,7 @@ type Client struct {
 }
 
 // Keepalive is the client side of the one keepalive policy of Maka Runtime (README section
-// "Keepalive"; defined in clients/python/maka_client/keepalive.py): ping every 30 s, also with
+// "Keepalive"; defined in clients/python/maka_runtime_client/keepalive.py): ping every 30 s, also with
 // no call open, and drop a connection whose ping is not answered within 20 s. The services
 // accept pings as often as every 10 s, so an idle stream (a turn waiting for an approval, an
 // attached PTY) stays up for hours.

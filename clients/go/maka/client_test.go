@@ -15,8 +15,8 @@ import (
 
 func TestServicesAnswerFromGo(t *testing.T) {
 	dataDir := t.TempDir()
-	resourceAddr := servicetest.Start(t, "resource_service.server", dataDir, "--standalone")
-	kernelAddr := servicetest.Start(t, "kernel_service.server", dataDir, "--resource-address", resourceAddr, "--default-backend", "scripted")
+	resourceAddr := servicetest.Start(t, "maka_runtime.resource.server", dataDir, "--standalone")
+	kernelAddr := servicetest.Start(t, "maka_runtime.kernel.server", dataDir, "--resource-address", resourceAddr, "--default-backend", "scripted")
 
 	client, err := maka.Dial(kernelAddr, resourceAddr)
 	if err != nil {
@@ -44,7 +44,7 @@ func TestServicesAnswerFromGo(t *testing.T) {
 
 func TestHealthFromGo(t *testing.T) {
 	dataDir := t.TempDir()
-	resourceAddr := servicetest.Start(t, "resource_service.server", dataDir, "--standalone")
+	resourceAddr := servicetest.Start(t, "maka_runtime.resource.server", dataDir, "--standalone")
 	client, err := maka.Dial(resourceAddr, resourceAddr)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 func TestLocalCredentialFromGo(t *testing.T) {
 	t.Setenv("MAKA_TOKEN", "") // only the local credential of the data directory
 	dataDir := t.TempDir()
-	resourceAddr := servicetest.Start(t, "resource_service.server", dataDir, "--standalone")
+	resourceAddr := servicetest.Start(t, "maka_runtime.resource.server", dataDir, "--standalone")
 	data, err := os.ReadFile(filepath.Join(dataDir, "credentials", "local.token"))
 	if err != nil {
 		t.Fatal(err)

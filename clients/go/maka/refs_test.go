@@ -16,7 +16,7 @@ import (
 // A ref names its run: the helpers work with an empty session id, and another session's id
 // is NOT_FOUND.
 func TestRunHelpersTakeARefWithoutItsSession(t *testing.T) {
-	resourceAddr := servicetest.Start(t, "resource_service.server", t.TempDir(), "--standalone")
+	resourceAddr := servicetest.Start(t, "maka_runtime.resource.server", t.TempDir(), "--standalone")
 	client, err := maka.Dial(resourceAddr, resourceAddr)
 	if err != nil {
 		t.Fatal(err)

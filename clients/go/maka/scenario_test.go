@@ -22,8 +22,8 @@ import (
 func startBoth(t *testing.T) *maka.Client {
 	t.Helper()
 	dataDir := t.TempDir()
-	resourceAddr := servicetest.Start(t, "resource_service.server", dataDir, "--standalone")
-	kernelAddr := servicetest.Start(t, "kernel_service.server", dataDir, "--resource-address", resourceAddr, "--default-backend", "scripted")
+	resourceAddr := servicetest.Start(t, "maka_runtime.resource.server", dataDir, "--standalone")
+	kernelAddr := servicetest.Start(t, "maka_runtime.kernel.server", dataDir, "--resource-address", resourceAddr, "--default-backend", "scripted")
 	client, err := maka.Dial(kernelAddr, resourceAddr)
 	if err != nil {
 		t.Fatal(err)

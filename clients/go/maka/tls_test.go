@@ -76,7 +76,7 @@ func TestTLSFromGo(t *testing.T) {
 	}, ca, caKey)
 
 	t.Setenv("MAKA_TOKEN", "") // the certificate is the only credential
-	resourceAddr := servicetest.Start(t, "resource_service.server", filepath.Join(dir, "data"),
+	resourceAddr := servicetest.Start(t, "maka_runtime.resource.server", filepath.Join(dir, "data"),
 		"--standalone", "--tls-cert", serverCert, "--tls-key", serverKey, "--tls-client-ca", caPath)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

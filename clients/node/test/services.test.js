@@ -57,10 +57,10 @@ before(async () => {
   workspace = realpathSync(mkdtempSync(join(tmpdir(), 'maka-node-workspace-')));
   // A client connected without a token finds the local credential the services create here.
   process.env.MAKA_DATA_DIR = dataDir;
-  services.resource = startService('resource_service.server', dataDir, '--standalone');
+  services.resource = startService('maka_runtime.resource.server', dataDir, '--standalone');
   const resourceAddress = await services.resource.address;
   services.kernel = startService(
-    'kernel_service.server',
+    'maka_runtime.kernel.server',
     dataDir,
     '--resource-address',
     resourceAddress,

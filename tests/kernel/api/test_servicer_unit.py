@@ -12,12 +12,12 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.api.servicer import KernelServicer
-from kernel_service.store.memory import MemorySessionStore
-from maka_common.config import CommonConfig
-from maka_common.server import ServerHost
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.common.server import ServerHost
+from maka_runtime.kernel.api.servicer import KernelServicer
+from maka_runtime.kernel.store.memory import MemorySessionStore
 
 from ...support.servicer_context import Aborted, RecordingContext
 from ..harness import make_harness

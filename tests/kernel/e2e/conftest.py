@@ -1,6 +1,6 @@
 """A real ``maka-kernel`` server on 127.0.0.1:0, in this process, and real channels.
 
-The server is ``maka_common.server.serve`` itself, through the one in-process harness both
+The server is ``maka_runtime.common.server.serve`` itself, through the one in-process harness both
 services use (:mod:`tests.support.inprocess`), so a test can register the spec's
 fault-injecting backend in the service's registry. Tests that need a separate process
 (kill -9, SIGTERM) start ``maka-kernel`` itself.
@@ -19,16 +19,16 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
-from kernel_service.core import RuntimeKernel
-from kernel_service.server import KernelConfig, KernelService
-from kernel_service.store.sqlite import SqliteSessionStore
-from maka_common.config import CommonConfig
-from maka_common.server import ServerHost
-from maka_common.status import error_info
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.common.server import ServerHost
+from maka_runtime.common.status import error_info
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.core import RuntimeKernel
+from maka_runtime.kernel.server import KernelConfig, KernelService
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 from tests.support import auth
 from tests.support.inprocess import InProcess, serve_in_process
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from .conftest import (
     Server,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from .conftest import WORKSPACE, Server, create_session, database, failure, kind, read_until, reason
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.api import convert
+from maka_runtime.kernel.api import convert
 
 from .conftest import Server, create_session, failure, kind, reason
 

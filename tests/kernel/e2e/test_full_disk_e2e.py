@@ -9,11 +9,11 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
-from kernel_service.server import SERVICE_NAME
-from maka_common.status import error_info
+from maka_runtime.common.status import error_info
+from maka_runtime.kernel.server import SERVICE_NAME
 from tests.kernel.e2e.conftest import (
     WORKSPACE,
     create_session,

@@ -19,9 +19,9 @@ import pytest
 from google.protobuf import message as message_module
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, example, given, settings
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.server import SERVICE_NAME
+from maka_runtime.kernel.server import SERVICE_NAME
 from tests.kernel.e2e.conftest import WORKSPACE, Server, read_until, start_server, stop_server
 from tests.support.fuzz import LoopThread, messages
 
@@ -199,7 +199,7 @@ def test_no_request_answers_internal_or_unknown_many_examples(target: Target, me
 
 
 def test_an_overflowing_page_token_is_invalid_argument_on_page_token(target: Target) -> None:
-    from maka_common.status import error_info
+    from maka_runtime.common.status import error_info
 
     call: grpc.UnaryUnaryMultiCallable[pb.ListSessionsRequest, pb.ListSessionsResponse]
     call = target.channel.unary_unary(

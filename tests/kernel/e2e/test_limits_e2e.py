@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from .conftest import WORKSPACE, Server, create_session, failure, read_until, reason, start_server
 from .conftest import stop_server as stop
@@ -259,7 +259,7 @@ async def test_a_full_message_queue_is_resource_exhausted_and_emptied_when_the_t
     [("max_queued_messages", 7), ("max_queued_bytes", 1048576), ("max_page_bytes", 1048576)],
 )
 def test_the_limits_are_settings(setting: str, value: int) -> None:
-    from kernel_service.server import parse_config
+    from maka_runtime.kernel.server import parse_config
 
     flag = "--" + setting.replace("_", "-")
     assert getattr(parse_config([flag, str(value)]), setting) == value

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import grpc
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from .conftest import Server, create_session, failure, kind, read_until, reason
 

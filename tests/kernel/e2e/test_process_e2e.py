@@ -8,8 +8,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
-from maka.kernel.v1 import kernel_pb2_grpc
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
 from tests.support.processes import running_service, spawn_service
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.core import TurnStream
+from maka_runtime.kernel.core import TurnStream
 
 from ..fakes import BlockingBackend
 from .conftest import Server, create_session, failure, kind, read_until, reason
@@ -240,7 +240,7 @@ async def test_an_abandoned_stream_whose_cleanup_fails_is_recorded(
     watch = server.stub().WatchSession(pb.WatchSessionRequest(session_id=session.id))
     call = stub.StartTurn(pb.StartTurnRequest(session_id=session.id, text="/script ask q?"))
     await read_until(call, "user_question_request")
-    with caplog.at_level(logging.ERROR, logger="kernel_service.core"):
+    with caplog.at_level(logging.ERROR, logger="maka_runtime.kernel.core"):
         call.cancel()
         note = None
         async for response in watch:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from .conftest import WORKSPACE, Server, create_session, failure, read_until, reason
 

@@ -6,9 +6,9 @@ import asyncio
 
 import grpc
 import pytest
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.core.recovery import recover_interrupted
+from maka_runtime.kernel.core.recovery import recover_interrupted
 
 from .conftest import Server, create_session, failure, kind, read_until, reason, reopened_store
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import grpc
-from maka.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from kernel_service.core.session import SessionHeader
+from maka_runtime.kernel.core.session import SessionHeader
 
 from .conftest import Server, database, failure, reason
 

@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
-from kernel_service.backends.agent import SessionApprovals
-from kernel_service.backends.llm import KIND, LlmConnection, llm_factory
-from kernel_service.core import (
+from maka_runtime.kernel.backends.agent import SessionApprovals
+from maka_runtime.kernel.backends.llm import KIND, LlmConnection, llm_factory
+from maka_runtime.kernel.core import (
     BackendRegistry,
     SessionHeader,
     SessionStore,
     TurnStream,
 )
-from kernel_service.core.log.events import SessionEvent, StoredMessage
-from kernel_service.core.tools import ToolHost
-from kernel_service.store import MemorySessionStore
+from maka_runtime.kernel.core.log.events import SessionEvent, StoredMessage
+from maka_runtime.kernel.core.tools import ToolHost
+from maka_runtime.kernel.store import MemorySessionStore
 from tests.kernel.harness import WORKSPACE, Harness, build_harness
 
 from .server import MODEL, ChatServer

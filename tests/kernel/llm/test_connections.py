@@ -8,14 +8,14 @@ from typing import TypedDict, Unpack
 
 import pytest
 
-from kernel_service.backends.llm import (
+from maka_runtime.kernel.backends.llm import (
     DEFAULT_TIMEOUT_S,
     LlmConnection,
     LlmUnavailableError,
     load_connections,
     resolve_settings,
 )
-from kernel_service.core import SessionHeader
+from maka_runtime.kernel.core import SessionHeader
 
 GOOD = """
 [connections.local]
@@ -174,7 +174,7 @@ def test_a_bad_max_steps_option_is_refused() -> None:
 def test_the_backend_imports_neither_grpc_nor_generated_code() -> None:
     import ast
 
-    from kernel_service.backends import llm
+    from maka_runtime.kernel.backends import llm
 
     assert llm.__file__ is not None
     for path in sorted(Path(llm.__file__).parent.glob("*.py")):
@@ -191,4 +191,8 @@ def test_the_backend_imports_neither_grpc_nor_generated_code() -> None:
             )
         ]
         assert imported
-        assert not [n for n in imported if n.split(".")[0] in ("grpc", "maka", "maka_client")]
+        assert not [
+            n
+            for n in imported
+            if n.split(".")[0] in ("grpc", "maka_runtime_proto", "maka_runtime_client")
+        ]

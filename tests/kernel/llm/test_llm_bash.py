@@ -1,7 +1,7 @@
 """The LLM backend's ``bash`` tool on a real ``maka-resource`` process, through the kernel.
 
 The resource service runs as a separate process (module-scoped, its own data directory); the
-kernel reaches it through :class:`~kernel_service.resource_link.ResourceLink`, the tool host
+kernel reaches it through :class:`~maka_runtime.kernel.resource_link.ResourceLink`, the tool host
 the server wires in, so approvals, output streaming and stops are the production path.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as rpb
-from maka.resource.v1 import resource_pb2_grpc as rpb_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc as rpb_grpc
 
-from kernel_service.core.log.events import (
+from maka_runtime.kernel.core.log.events import (
     Complete,
     ErrorEvent,
     SandboxBoundaryRequest,
@@ -28,7 +28,7 @@ from kernel_service.core.log.events import (
     ToolResult,
     TurnState,
 )
-from kernel_service.resource_link import ResourceLink
+from maka_runtime.kernel.resource_link import ResourceLink
 from tests.support.processes import ServiceProcess, running_service, wait_for_exit
 from tests.support.typed import last, of_type
 

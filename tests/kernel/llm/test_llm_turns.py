@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kernel_service.backends.llm import LlmConnection
-from kernel_service.core.log.events import (
+from maka_runtime.kernel.backends.llm import LlmConnection
+from maka_runtime.kernel.core.log.events import (
     AssistantMessage,
     Complete,
     ErrorEvent,
@@ -25,7 +25,7 @@ from kernel_service.core.log.events import (
     UserMessage,
     UserQuestionRequest,
 )
-from kernel_service.store import MemorySessionStore
+from maka_runtime.kernel.store import MemorySessionStore
 from tests.kernel.harness import kinds
 from tests.support.typed import last, of_type, only
 

@@ -1,10 +1,10 @@
 """Fixtures of the shell backend tests: a kernel in process, a real ``maka-resource`` process.
 
 The kernel runs the shell backend (``shell_factory``) with a
-:class:`~kernel_service.resource_link.ResourceLink` to a ``maka-resource`` process in kernel
+:class:`~maka_runtime.kernel.resource_link.ResourceLink` to a ``maka-resource`` process in kernel
 mode (the link registers each session before its first run). One resource process serves the
 whole package; every test makes its own sessions, so nothing is shared but the process. A
-separate :class:`~maka_client.aio.ResourceClient` inspects the runs, the way a client would.
+separate :class:`~maka_runtime_client.aio.ResourceClient` inspects the runs, the way a client would.
 """
 
 from __future__ import annotations
@@ -15,20 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client.aio import ResourceClient
+from maka_runtime_client.aio import ResourceClient
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
-from kernel_service.backends.agent import SessionApprovals
-from kernel_service.backends.shell import KIND, ShellBackend, shell_factory
-from kernel_service.core import (
+from maka_runtime.kernel.backends.agent import SessionApprovals
+from maka_runtime.kernel.backends.shell import KIND, ShellBackend, shell_factory
+from maka_runtime.kernel.core import (
     BackendRegistry,
     SessionHeader,
     SessionStore,
     TurnStream,
 )
-from kernel_service.core.log.events import SessionEvent, StoredMessage
-from kernel_service.core.tools import ToolHost
-from kernel_service.resource_link import ResourceLink
+from maka_runtime.kernel.core.log.events import SessionEvent, StoredMessage
+from maka_runtime.kernel.core.tools import ToolHost
+from maka_runtime.kernel.resource_link import ResourceLink
 from tests.kernel.harness import Harness, build_harness
 from tests.support.pids import alive, group_members
 from tests.support.processes import ServiceProcess, running_service

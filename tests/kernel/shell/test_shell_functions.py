@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from kernel_service.backends.agent import SessionApprovals, program_of
-from kernel_service.backends.shell import parse_timeout, wants_terminal
-from kernel_service.core import SessionHeader
+from maka_runtime.kernel.backends.agent import SessionApprovals, program_of
+from maka_runtime.kernel.backends.shell import parse_timeout, wants_terminal
+from maka_runtime.kernel.core import SessionHeader
 
 
 @pytest.mark.parametrize(

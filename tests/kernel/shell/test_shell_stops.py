@@ -13,14 +13,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from maka.resource.v1 import resource_pb2 as rpb
-from maka_client.aio import ResourceClient
+from maka_runtime_client.aio import ResourceClient
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
-from kernel_service.backends import agent
-from kernel_service.backends.shell import ShellBackend
-from kernel_service.core import RunEndUnconfirmedError, SessionHeader, SessionStore
-from kernel_service.core.backend import StopMode, StopReason
-from kernel_service.core.log.events import (
+from maka_runtime.kernel.backends import agent
+from maka_runtime.kernel.backends.shell import ShellBackend
+from maka_runtime.kernel.core import RunEndUnconfirmedError, SessionHeader, SessionStore
+from maka_runtime.kernel.core.backend import StopMode, StopReason
+from maka_runtime.kernel.core.log.events import (
     Complete,
     ErrorEvent,
     InteractionResolved,
@@ -34,7 +34,7 @@ from kernel_service.core.log.events import (
     TurnState,
     UserMessage,
 )
-from kernel_service.core.tools import (
+from maka_runtime.kernel.core.tools import (
     HostShutdownReport,
     RunEvent,
     RunInfo,
@@ -42,7 +42,7 @@ from kernel_service.core.tools import (
     RunSpec,
     RunStarted,
 )
-from kernel_service.resource_link import ResourceLink
+from maka_runtime.kernel.resource_link import ResourceLink
 from tests.support.pids import host_pid
 from tests.support.typed import last, of_type
 

@@ -13,9 +13,9 @@ import os
 from pathlib import Path
 
 import pytest
-from maka.resource.v1 import resource_pb2 as rpb
+from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 
-from kernel_service.core.log.events import (
+from maka_runtime.kernel.core.log.events import (
     Complete,
     ErrorEvent,
     InteractionResolved,

@@ -19,23 +19,23 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from kernel_service.backends.agent import SessionApprovals
-from kernel_service.backends.shell import KIND, shell_factory
-from kernel_service.core import (
+from maka_runtime.kernel.backends.agent import SessionApprovals
+from maka_runtime.kernel.backends.shell import KIND, shell_factory
+from maka_runtime.kernel.core import (
     BackendRegistry,
     RunEndUnconfirmedError,
     RunUnconfirmedQuarantineError,
     SessionHeader,
     SessionStore,
 )
-from kernel_service.core.log.events import (
+from maka_runtime.kernel.core.log.events import (
     SandboxBoundaryRequest,
     StoredMessage,
     SystemNote,
     ToolResult,
     TurnState,
 )
-from kernel_service.core.tools import (
+from maka_runtime.kernel.core.tools import (
     HostShutdownReport,
     RunEnded,
     RunEvent,
@@ -45,7 +45,7 @@ from kernel_service.core.tools import (
     RunStarted,
     ToolHostError,
 )
-from kernel_service.core.validation import KernelLimits
+from maka_runtime.kernel.core.validation import KernelLimits
 from tests.kernel.harness import Harness, build_harness, kinds
 
 REF = "maka://runtime/background-tasks/fake-1"

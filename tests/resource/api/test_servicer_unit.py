@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
-from resource_service.api.connections import ConnectionRegistry
-from resource_service.api.servicer import ResourceServicer
+from maka_runtime.resource.api.connections import ConnectionRegistry
+from maka_runtime.resource.api.servicer import ResourceServicer
 
 from ...support.servicer_context import Aborted, RecordingContext
 from ..conftest import SESSION_ID, Host

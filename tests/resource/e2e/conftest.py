@@ -1,8 +1,8 @@
 """A real ``maka-resource`` server on 127.0.0.1:0, in this process, and real channels.
 
-The server runs through ``maka_common.server.serve`` itself, the path ``maka-resource`` takes
-(health, reflection, drain, stop, close), only without the process-wide signal handlers, by the
-one in-process harness both services use (:mod:`tests.support.inprocess`), so a test can look
+The server runs through ``maka_runtime.common.server.serve`` itself, the path ``maka-resource``
+takes (health, reflection, drain, stop, close), only without the process-wide signal handlers, by
+the one in-process harness both services use (:mod:`tests.support.inprocess`), so a test can look
 at the service's counters the way the spec's fixture does. Tests that need a
 separate process (kill -9, SIGTERM, a second owner) start ``maka-resource`` itself.
 """
@@ -20,14 +20,14 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
-from maka_common.config import CommonConfig
-from maka_common.server import ServerHost
-from maka_common.status import error_info
-from resource_service.core import ResourceHost, RunSupervisor, SessionDirectory, ShellRunConfig
-from resource_service.server import SERVICE_NAME, ResourceConfig, ResourceService
+from maka_runtime.common.config import CommonConfig
+from maka_runtime.common.server import ServerHost
+from maka_runtime.common.status import error_info
+from maka_runtime.resource.core import ResourceHost, RunSupervisor, SessionDirectory, ShellRunConfig
+from maka_runtime.resource.server import SERVICE_NAME, ResourceConfig, ResourceService
 from tests.support import auth
 from tests.support.inprocess import serve_in_process
 from tests.support.sandbox import TEST_SANDBOX

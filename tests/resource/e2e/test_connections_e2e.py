@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from tests.resource.conftest import HELPERS
 from tests.resource.e2e.conftest import (

@@ -12,11 +12,11 @@ from typing import Any
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
-from resource_service.api.status import failure_of
-from resource_service.core import NotFoundError, SessionInfo, StandaloneSessionDirectory
-from resource_service.server import SERVICE_NAME
+from maka_runtime.resource.api.status import failure_of
+from maka_runtime.resource.core import NotFoundError, SessionInfo, StandaloneSessionDirectory
+from maka_runtime.resource.server import SERVICE_NAME
 from tests.resource.e2e.conftest import (
     E2E_CONFIG,
     SESSION_ID,

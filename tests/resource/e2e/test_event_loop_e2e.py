@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
 from tests.support.processes import running_service, service_command
 

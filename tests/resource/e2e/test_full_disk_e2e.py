@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from tests.resource.e2e.conftest import (
     health_status,

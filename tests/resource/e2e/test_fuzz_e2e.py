@@ -19,10 +19,10 @@ import pytest
 from google.protobuf import message as message_module
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, example, given, settings
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
-from maka_common.status import error_info
-from resource_service.server import SERVICE_NAME
+from maka_runtime.common.status import error_info
+from maka_runtime.resource.server import SERVICE_NAME
 from tests.resource.e2e.conftest import E2E_CONFIG, SESSION_ID, Server, start_server, stop_server
 from tests.support.fuzz import LoopThread, messages
 

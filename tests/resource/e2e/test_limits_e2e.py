@@ -13,11 +13,11 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
-from resource_service.api.convert import run_to_proto
-from resource_service.core.records import PipesOutput, ShellRunRecord
-from resource_service.core.sizes import wire_size
+from maka_runtime.resource.api.convert import run_to_proto
+from maka_runtime.resource.core.records import PipesOutput, ShellRunRecord
+from maka_runtime.resource.core.sizes import wire_size
 
 from .conftest import (
     E2E_CONFIG,
@@ -120,7 +120,7 @@ async def test_one_session_cannot_hold_every_live_run(tmp_path: Path) -> None:
 
 
 async def test_the_per_session_cap_is_a_setting() -> None:
-    from resource_service.server import parse_config
+    from maka_runtime.resource.server import parse_config
 
     assert parse_config([]).shell.live_runs_per_session == 16
     assert parse_config(["--max-live-runs", "40"]).shell.live_runs_per_session == 10

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from tests.resource.conftest import helper
 from tests.resource.e2e.conftest import SESSION_ID, Server, wait_until_ended

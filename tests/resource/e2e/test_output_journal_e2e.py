@@ -13,8 +13,8 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
 from tests.resource.e2e.conftest import (
     E2E_CONFIG,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc, sandbox_pb2
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc, sandbox_pb2
 
-from resource_service.core import ORPHANED_MESSAGE
+from maka_runtime.resource.core import ORPHANED_MESSAGE
 from tests.resource.conftest import process_gone
 from tests.support.pids import host_pid, wait_gone
 from tests.support.processes import running_service, service_command, wait_for_exit

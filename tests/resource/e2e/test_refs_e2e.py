@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
-from resource_service.core import StandaloneSessionDirectory
+from maka_runtime.resource.core import StandaloneSessionDirectory
 from tests.resource.e2e.conftest import (
     Server,
     open_connection,

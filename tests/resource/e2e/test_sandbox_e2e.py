@@ -25,11 +25,11 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import sandbox_pb2 as sb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import sandbox_pb2 as sb
 
-from resource_service.sandbox_config import masked_service_paths
-from resource_service.server import parse_config
+from maka_runtime.resource.sandbox_config import masked_service_paths
+from maka_runtime.resource.server import parse_config
 from tests.resource.e2e.conftest import (
     E2E_CONFIG,
     SESSION_ID,

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc, sandbox_pb2
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc, sandbox_pb2
 
 from tests.resource.conftest import process_gone
 from tests.resource.e2e.test_process_e2e import first_line

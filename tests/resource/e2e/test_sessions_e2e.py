@@ -12,10 +12,10 @@ from typing import Any
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
-from resource_service.store.sqlite import DATABASE_NAME
+from maka_runtime.resource.store.sqlite import DATABASE_NAME
 from tests.resource.e2e.conftest import (
     Server,
     open_connection,

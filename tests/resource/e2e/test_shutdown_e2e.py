@@ -10,11 +10,11 @@ from pathlib import Path
 
 import grpc
 import pytest
-from maka.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import ShellRunRecord
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import ShellRunRecord
+from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import HELPERS, PYTHON, process_gone
 from tests.resource.e2e.conftest import (
     E2E_CONFIG,

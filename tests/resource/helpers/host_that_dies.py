@@ -10,10 +10,10 @@ import os
 import sys
 from pathlib import Path
 
-from maka_common.storage_root import resolve_storage_root, try_acquire_root_owner
-from resource_service.core import BashInput, OutputChunk, RunSupervisor, ShellRunConfig
-from resource_service.core.sandbox import ExecutionBoundary, SandboxSettings
-from resource_service.store import SqliteShellRunStore
+from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.resource.core import BashInput, OutputChunk, RunSupervisor, ShellRunConfig
+from maka_runtime.resource.core.sandbox import ExecutionBoundary, SandboxSettings
+from maka_runtime.resource.store import SqliteShellRunStore
 
 # Unsandboxed: its runs must outlive this host (a sandbox ends with it) and print host pids,
 # for the start-up sweep's marker and process-group rules to find.

@@ -10,8 +10,8 @@ import os
 import sys
 
 import grpc
-from maka.resource.v1 import resource_pb2 as pb
-from maka.resource.v1 import resource_pb2_grpc
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
 address, session_id, ref = sys.argv[1:4]
 metadata = (("authorization", f"Bearer {os.environ['MAKA_TOKEN']}"),)

@@ -1,5 +1,0 @@
-"""Session stores: :class:`MemorySessionStore` and :class:`SqliteSessionStore`."""
-
-from kernel_service.store.memory import MemorySessionStore
-
-__all__ = ["MemorySessionStore"]

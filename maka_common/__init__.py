@@ -1,4 +1,0 @@
-"""Plumbing shared by both services: storage roots, configuration, the gRPC server shell.
-
-Neither service's domain core imports anything here except :mod:`maka_common.storage_root`.
-"""

@@ -1,0 +1,1 @@
+"""Maka Runtime: the kernel and resource services and their shared plumbing."""

@@ -1,0 +1,156 @@
+"""Log formats (``--log-format text|json``) and the ids a log line carries.
+
+``text`` (the default) is one readable line: ``time LEVEL logger: message``. ``json`` is one
+JSON object per line (``python-json-logger``) with ``timestamp``, ``level``, ``logger``,
+``message``, and ``session_id``, ``turn_id`` and ``run_id`` where they apply, plus ``exc_info``
+for a traceback.
+
+The ids come from context variables. :class:`LogContextInterceptor` sets them from the request
+of every call (its ``session_id``, ``turn_id`` and ``run_id`` fields, when it has them), so
+every line logged while handling a call — and by the tasks the call starts, which copy the
+context — carries them; code that handles a turn or run elsewhere sets them with
+:func:`log_context`. Nothing else of a request is logged: tokens and other secrets never reach
+a log line (authentication logs principal ids only).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import inspect
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import grpc
+from pythonjsonlogger.json import JsonFormatter
+
+from maka_runtime.common.config import LOG_FORMATS
+from maka_runtime.common.handlers import behaviour_of, same_shape
+
+if TYPE_CHECKING:
+    Handler = grpc.RpcMethodHandler[Any, Any]
+
+__all__ = ["LOG_FORMATS", "LogContextInterceptor", "configure_logging", "log_context"]
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+ID_FIELDS = ("session_id", "turn_id", "run_id")
+
+calls = logging.getLogger("maka.calls")
+
+_ids: dict[str, contextvars.ContextVar[str]] = {
+    name: contextvars.ContextVar(f"maka_log_{name}", default="") for name in ID_FIELDS
+}
+
+
+@contextlib.contextmanager
+def log_context(**ids: str) -> Iterator[None]:
+    """Within the block, log lines carry these ids (``session_id``, ``turn_id``, ``run_id``)."""
+    tokens = [(_ids[name], _ids[name].set(value)) for name, value in ids.items() if value]
+    try:
+        yield
+    finally:
+        for var, token in reversed(tokens):
+            var.reset(token)
+
+
+#: Request fields that name the ids (a run's request names the turn it runs for).
+_REQUEST_FIELDS = (*((name, name) for name in ID_FIELDS), ("source_turn_id", "turn_id"))
+
+
+def set_log_context(request: Any) -> None:
+    """Carry the ids found in *request* (a protobuf message) for the rest of this context."""
+    for field, name in _REQUEST_FIELDS:
+        value = getattr(request, field, None)
+        if isinstance(value, str) and value:
+            _ids[name].set(value)
+
+
+class _ContextFilter(logging.Filter):
+    """Adds the current ids to every record (empty ones are left out of JSON lines)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for name, var in _ids.items():
+            if not hasattr(record, name):
+                setattr(record, name, var.get())
+        return True
+
+
+class _JsonLines(JsonFormatter):
+    def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
+        """The timestamp first; ids that do not apply left out."""
+        first = {"timestamp": log_data.pop("timestamp", None)}
+        return first | {k: v for k, v in log_data.items() if not (k in ID_FIELDS and not v)}
+
+
+def json_formatter() -> logging.Formatter:
+    """One JSON object per record; ``timestamp`` is ISO 8601 in UTC, to the microsecond."""
+    return _JsonLines(
+        "%(levelname)s %(name)s %(message)s %(session_id)s %(turn_id)s %(run_id)s",
+        rename_fields={"levelname": "level", "name": "logger"},
+        timestamp=True,
+        json_ensure_ascii=False,
+    )
+
+
+def configure_logging(level: str, log_format: str = "text") -> None:
+    """Root logging to stderr in *log_format*, at *level*."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.addFilter(_ContextFilter())
+    handler.setFormatter(
+        json_formatter() if log_format == "json" else logging.Formatter(TEXT_FORMAT)
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+class LogContextInterceptor(grpc.aio.ServerInterceptor):
+    """Sets the log ids from each call's (decoded) request; runs after the request guard.
+    Each call ends with a debug line (``maka.calls``): method, status code and time."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Any],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
+        handler: Handler | None = await continuation(handler_call_details)
+        if handler is None or handler.request_streaming:
+            return handler
+        inner = behaviour_of(handler)
+        method = handler_call_details.method
+        if inspect.isasyncgenfunction(inner):
+
+            async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
+                set_log_context(request)
+                with _call_line(method, context):
+                    async for item in inner(request, context):
+                        yield item
+
+            return same_shape(handler, streaming, handler.request_deserializer)
+
+        async def unary(request: Any, context: Any) -> Any:
+            set_log_context(request)
+            with _call_line(method, context):
+                return await inner(request, context)
+
+        return same_shape(handler, unary, handler.request_deserializer)
+
+
+@contextlib.contextmanager
+def _call_line(method: str, context: Any) -> Iterator[None]:
+    from maka_runtime.common.metrics import status_name
+
+    started = time.perf_counter()
+    error: BaseException | None = None
+    try:
+        yield
+    except BaseException as raised:
+        error = raised
+        raise
+    finally:
+        if calls.isEnabledFor(logging.DEBUG):
+            elapsed = (time.perf_counter() - started) * 1000
+            calls.debug("%s %s in %.1f ms", method, status_name(context, error), elapsed)

@@ -1,0 +1,5 @@
+"""Session stores: :class:`MemorySessionStore` and :class:`SqliteSessionStore`."""
+
+from maka_runtime.kernel.store.memory import MemorySessionStore
+
+__all__ = ["MemorySessionStore"]

@@ -1,0 +1,102 @@
+"""Rules every store applies the same way: turn records derived from the log, JSON shapes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from maka_runtime.kernel.core.boundary import widened
+from maka_runtime.kernel.core.log.events import StoredMessage, TurnState, UserMessage
+from maka_runtime.kernel.core.session import HeaderPatch, SessionHeader, TurnRecord
+
+
+def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord | None:
+    """The turn record after *message* (``None``: the message does not concern a turn record).
+
+    A turn's prompt (a non-queued ``user`` message) opens its record; ``turn_state`` entries move
+    its status; the first terminal state wins over ``running`` (a sweep never resurrects).
+    """
+    if isinstance(message, UserMessage) and not message.queued:
+        if turn is not None:
+            return None
+        return TurnRecord(
+            turn_id=message.turn_id,
+            status="running",
+            text=message.text,
+            started_at=message.ts,
+            first_seq=message.seq,
+        )
+    if not isinstance(message, TurnState):
+        return None
+    if turn is None:
+        turn = TurnRecord(
+            turn_id=message.turn_id,
+            status="running",
+            text="",
+            started_at=message.ts,
+            first_seq=message.seq,
+        )
+    if message.status == "running":
+        return turn
+    if turn.status != "running":
+        return None
+    return dataclasses.replace(
+        turn,
+        status=message.status,
+        ended_at=message.ts,
+        abort_source=message.abort_source,
+        aborted_at=message.aborted_at,
+    )
+
+
+def header_to_json(header: SessionHeader) -> str:
+    data = {field.name: getattr(header, field.name) for field in dataclasses.fields(header)}
+    data["labels"] = list(header.labels)
+    data["backend_options"] = dict(header.backend_options)
+    return json.dumps(data, separators=(",", ":"))
+
+
+def header_from_json(text: str) -> SessionHeader:
+    data = json.loads(text)
+    names = {field.name for field in dataclasses.fields(SessionHeader)}
+    values = {key: value for key, value in data.items() if key in names}
+    values["labels"] = tuple(values.get("labels", ()))
+    values["backend_options"] = dict(values.get("backend_options", {}))
+    values["expansions"] = tuple(tuple(grant) for grant in values.get("expansions", ()))
+    return SessionHeader(**values)
+
+
+def boundary_patch(header: SessionHeader, granted: tuple[str, ...]) -> HeaderPatch | None:
+    """The header change that adds *granted* to *header*'s boundary (``None``: covered)."""
+    after = widened(header.boundary, granted)
+    if after == header.boundary:
+        return None
+    return {"expansions": after.expansions, "boundary_revision": after.revision}
+
+
+def turn_to_json(turn: TurnRecord) -> str:
+    return json.dumps(dataclasses.asdict(turn), separators=(",", ":"))
+
+
+def turn_from_json(text: str) -> TurnRecord:
+    return TurnRecord(**json.loads(text))
+
+
+class HeaderShortcuts:
+    """The store protocol's header shortcuts, each one :meth:`update_header` patch (the one
+    primitive a store implements for them)."""
+
+    async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
+        raise NotImplementedError
+
+    async def archive(self, session_id: str) -> None:
+        await self.update_header(session_id, {"is_archived": True})
+
+    async def unarchive(self, session_id: str) -> None:
+        await self.update_header(session_id, {"is_archived": False})
+
+    async def set_flagged(self, session_id: str, flagged: bool) -> None:
+        await self.update_header(session_id, {"is_flagged": flagged})
+
+    async def rename(self, session_id: str, name: str) -> None:
+        await self.update_header(session_id, {"name": name, "title_is_manual": True})

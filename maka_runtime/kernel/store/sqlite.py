@@ -1,0 +1,506 @@
+"""The SQLite session store (WAL), opened on the kernel's storage-root lease: the kernel's SQL
+over the shared worker (:mod:`maka_runtime.common.sqlite`: one thread, one connection, transactions,
+the owner-lease check, the schema version and the error mapping).
+
+**Durability.** WAL with ``synchronous=NORMAL`` by default: a committed transaction survives the
+process being killed (``kill -9``); ``synchronous=FULL`` also survives power loss, at the cost
+of an fsync per commit. Every write is committed before its call returns (and so before the
+kernel streams an append); the writes of concurrent callers share one transaction
+(:mod:`.group_commit`), each rolled back alone if it fails. Headers are served from a cache of
+what was committed (:mod:`.header_cache`).
+
+**Ownership.** The store refuses every call (:class:`StoreClosedError`) once its lease's owner has
+closed, or once the store itself is closed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, TypeVar
+
+from maka_runtime.common.sqlite import (
+    SqliteWorker,
+    StoreErrors,
+    StoreSchema,
+    Synchronous,
+    WorkerOptions,
+)
+from maka_runtime.common.storage_root import RootLease
+from maka_runtime.kernel.core.errors import (
+    AlreadyExistsError,
+    InteractionAlreadyResolvedError,
+    InvalidRequestError,
+    KernelError,
+    NotFoundError,
+    OperationConflictError,
+    PersistenceFailedError,
+    StoreClosedError,
+)
+from maka_runtime.kernel.core.log.events import StoredMessage, from_record, to_record
+from maka_runtime.kernel.core.session import (
+    HeaderPatch,
+    SessionHeader,
+    SessionPage,
+    SessionQuery,
+    SessionStatus,
+    TurnRecord,
+    decode_page_token,
+    encode_page_token,
+)
+from maka_runtime.kernel.core.sizes import fitting
+from maka_runtime.kernel.core.store import (
+    InteractionRecord,
+    Resolution,
+    interaction_to_record,
+)
+from maka_runtime.kernel.store import header_cache
+from maka_runtime.kernel.store._interaction_sql import (
+    close_interaction,
+    interaction,
+    load_interaction,
+    save_interaction,
+)
+from maka_runtime.kernel.store._shared import (
+    HeaderShortcuts,
+    apply_to_turn,
+    boundary_patch,
+    header_from_json,
+    header_to_json,
+    turn_from_json,
+    turn_to_json,
+)
+from maka_runtime.kernel.store.group_commit import GroupCommit
+
+__all__ = ["DEFAULT_FILENAME", "SCHEMA_VERSION", "SqliteSessionStore", "Synchronous"]
+
+T = TypeVar("T")
+DEFAULT_FILENAME = "kernel.sqlite3"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    created_at INTEGER NOT NULL,
+    is_archived INTEGER NOT NULL,
+    labels TEXT NOT NULL,
+    status TEXT NOT NULL,
+    last_seq INTEGER NOT NULL DEFAULT 0,
+    header TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_newest ON sessions (created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS messages (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    turn_id TEXT NOT NULL,
+    ts INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    turn_id TEXT NOT NULL,
+    first_seq INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (session_id, turn_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS turns_running ON turns (status) WHERE status = 'running';
+CREATE TABLE IF NOT EXISTS interactions (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    request_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (session_id, request_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS interactions_pending
+    ON interactions (session_id, run_id) WHERE status = 'pending';
+"""
+# The version as older kernels recorded it (beside PRAGMA user_version, which the worker keeps).
+_VERSION_ROW = (
+    f"INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');\n"
+)
+
+ERRORS = StoreErrors(
+    persistence_failed=PersistenceFailedError,
+    store_closed=StoreClosedError,
+    invalid_request=lambda message: InvalidRequestError("request", message),
+    passthrough=KernelError,
+)
+
+
+class SqliteSessionStore(HeaderShortcuts):
+    """A :class:`~maka_runtime.kernel.core.store.SessionStore` and ``InteractionStore`` on
+    SQLite."""
+
+    def __init__(
+        self, worker: SqliteWorker, header_cache_size: int = header_cache.DEFAULT_LIMIT
+    ) -> None:
+        self._worker = worker
+        self.path = worker.path
+        # Small named steps for the worker: reads run as they are, writes grouped (each in its
+        # own savepoint of a shared transaction).
+        self._call = worker.read
+        self._grouped = GroupCommit(worker, ERRORS, "the session store")
+        self._headers = header_cache.HeaderCache(header_cache_size)
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """A write the header cache knows nothing about: it forgets every header."""
+        try:
+            return await self._grouped.write(work)
+        finally:
+            self._headers.forget_all()
+
+    @classmethod
+    async def open(
+        cls,
+        lease: RootLease,
+        *,
+        filename: str = DEFAULT_FILENAME,
+        synchronous: Synchronous = "NORMAL",
+        header_cache_size: int = header_cache.DEFAULT_LIMIT,
+    ) -> SqliteSessionStore:
+        worker = await SqliteWorker.open(
+            lease,
+            lease.root.path / filename,
+            StoreSchema(_SCHEMA + _VERSION_ROW, SCHEMA_VERSION),
+            WorkerOptions(
+                label="the session store",
+                thread_name="kernel-sqlite",
+                synchronous=synchronous,
+                foreign_keys=True,
+            ),
+            ERRORS,
+        )
+        return cls(worker, header_cache_size)
+
+    async def close(self) -> None:
+        """Close the connection and the worker thread (after the queued writes). Idempotent."""
+        await self._grouped.drain()
+        await self._worker.close()
+
+    # -- sessions ------------------------------------------------------------------------------
+
+    async def create(self, header: SessionHeader) -> SessionHeader:
+        def insert(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO sessions (id, created_at, is_archived, labels, status, header) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    _session_row(header),
+                )
+            except sqlite3.IntegrityError as error:
+                raise AlreadyExistsError("session", header.id) from error
+
+        await self._grouped.write(insert)
+        self._headers.put(header)
+        return header
+
+    async def list_sessions(self, query: SessionQuery) -> SessionPage:
+        clauses, params = [], []
+        if query.page_token:
+            created_at, session_id = decode_page_token(query.page_token)
+            clauses.append("(created_at < ? OR (created_at = ? AND id < ?))")
+            params += [created_at, created_at, session_id]
+        if query.archived is not None:
+            clauses.append("is_archived = ?")
+            params.append(int(query.archived))
+        if query.label is not None:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(sessions.labels) WHERE value = ?)")
+            params.append(query.label)
+        if query.owners is not None:
+            marks = ", ".join("?" for _ in query.owners)
+            clauses.append(f"COALESCE(json_extract(header, '$.owner'), '') IN ({marks})")
+            params += list(query.owners)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT header FROM sessions {where} ORDER BY created_at DESC, id DESC LIMIT ?"
+        params.append(query.page_size + 1)
+
+        def select(conn: sqlite3.Connection) -> list[SessionHeader]:
+            return [header_from_json(row[0]) for row in conn.execute(sql, params)]
+
+        headers = await self._call(select)
+        page = fitting(headers[: query.page_size], query.max_bytes)
+        more = len(headers) > len(page)
+        token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""
+        return SessionPage(sessions=tuple(page), next_page_token=token)
+
+    async def read_header(self, session_id: str) -> SessionHeader:
+        cached = self._headers.get(session_id)
+        if cached is not None and not self._worker.closed:
+            return cached
+        epoch = self._headers.epoch
+        header = await self._call(lambda conn: _header(conn, session_id))
+        self._headers.fill(header, epoch)
+        return header
+
+    async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
+        def update(conn: sqlite3.Connection) -> SessionHeader:
+            return _update_header(conn, session_id, patch)
+
+        try:
+            header = await self._grouped.write(update)
+        except BaseException:
+            self._headers.forget(session_id)
+            raise
+        self._headers.put(header)
+        return header
+
+    async def widen_boundary(
+        self, session_id: str, granted: tuple[str, ...]
+    ) -> tuple[SessionHeader, bool]:
+        def update(conn: sqlite3.Connection) -> tuple[SessionHeader, bool]:
+            header = _header(conn, session_id)
+            patch = boundary_patch(header, granted)
+            if patch is None:
+                return header, False
+            return _update_header(conn, session_id, patch), True
+
+        return await self._write(update)
+
+    async def remove(self, session_id: str) -> None:
+        def delete(conn: sqlite3.Connection) -> None:
+            if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
+                raise NotFoundError("session", session_id)
+
+        try:
+            await self._grouped.write(delete)
+        finally:
+            self._headers.forget(session_id)
+
+    # -- the log -------------------------------------------------------------------------------
+
+    async def append_message(self, session_id: str, message: StoredMessage) -> StoredMessage:
+        return (await self.append_messages(session_id, [message]))[0]
+
+    async def append_messages(
+        self, session_id: str, messages: Sequence[StoredMessage]
+    ) -> list[StoredMessage]:
+        batch = list(messages)
+        # Appends move only the log's columns, never a header.
+        return await self._grouped.write(lambda conn: _append(conn, session_id, batch))
+
+    async def read_messages(
+        self, session_id: str, *, after_seq: int = 0, limit: int | None = None
+    ) -> list[StoredMessage]:
+        def select(conn: sqlite3.Connection) -> list[StoredMessage]:
+            _require_session(conn, session_id)
+            rows = conn.execute(
+                "SELECT body FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (session_id, after_seq, -1 if limit is None else limit),
+            )
+            return [from_record(json.loads(row[0])) for row in rows]
+
+        return await self._call(select)
+
+    async def last_seq(self, session_id: str) -> int:
+        def select(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT last_seq FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError("session", session_id)
+            return int(row[0])
+
+        return await self._call(select)
+
+    async def list_turns(self, session_id: str) -> list[TurnRecord]:
+        def select(conn: sqlite3.Connection) -> list[TurnRecord]:
+            _require_session(conn, session_id)
+            rows = conn.execute(
+                "SELECT record FROM turns WHERE session_id = ? ORDER BY first_seq", (session_id,)
+            )
+            return [turn_from_json(row[0]) for row in rows]
+
+        return await self._call(select)
+
+    async def get_turn(self, session_id: str, turn_id: str) -> TurnRecord | None:
+        def select(conn: sqlite3.Connection) -> TurnRecord | None:
+            _require_session(conn, session_id)
+            return _turn(conn, session_id, turn_id)
+
+        return await self._call(select)
+
+    async def running_turns(self) -> list[tuple[str, str]]:
+        def select(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+            rows = conn.execute(
+                "SELECT session_id, turn_id FROM turns WHERE status = 'running' "
+                "ORDER BY session_id, first_seq"
+            )
+            return [(str(row[0]), str(row[1])) for row in rows]
+
+        return await self._call(select)
+
+    async def sessions_in_status(self, statuses: Collection[SessionStatus]) -> list[str]:
+        wanted = list(statuses)
+
+        def select(conn: sqlite3.Connection) -> list[str]:
+            marks = ", ".join("?" * len(wanted))
+            rows = conn.execute(
+                f"SELECT id FROM sessions WHERE status IN ({marks}) ORDER BY id", wanted
+            )
+            return [str(row[0]) for row in rows]
+
+        return await self._call(select) if wanted else []
+
+    # -- interactions --------------------------------------------------------------------------
+
+    async def put_interaction(self, record: InteractionRecord) -> None:
+        def insert(conn: sqlite3.Connection) -> None:
+            _require_session(conn, record.session_id)
+            try:
+                conn.execute(
+                    "INSERT INTO interactions (session_id, request_id, run_id, status, "
+                    "created_at, record) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        record.session_id,
+                        record.request_id,
+                        record.run_id,
+                        record.status,
+                        record.created_at,
+                        json.dumps(interaction_to_record(record)),
+                    ),
+                )
+            except sqlite3.IntegrityError as error:
+                raise OperationConflictError(
+                    f"interaction request {record.request_id!r} exists"
+                ) from error
+
+        await self._grouped.write(insert)
+
+    async def get_interaction(self, session_id: str, request_id: str) -> InteractionRecord | None:
+        return await self._call(lambda conn: interaction(conn, session_id, request_id))
+
+    async def resolve_interaction(
+        self, session_id: str, request_id: str, resolution: Resolution, now: int
+    ) -> InteractionRecord:
+        def resolve(conn: sqlite3.Connection) -> InteractionRecord:
+            record = interaction(conn, session_id, request_id)
+            if record is None:
+                raise NotFoundError("interaction request", request_id)
+            if record.status != "pending":
+                raise InteractionAlreadyResolvedError(request_id, record.status, record.reason)
+            resolved = dataclasses.replace(
+                record,
+                status=resolution.status,
+                decision=resolution.decision,
+                answers=resolution.answers,
+                reason=resolution.reason,
+                resolved_at=now,
+            )
+            save_interaction(conn, resolved)
+            return resolved
+
+        return await self._grouped.write(resolve)
+
+    async def close_interactions(
+        self, session_id: str, run_id: str, reason: str, now: int
+    ) -> list[InteractionRecord]:
+        def close(conn: sqlite3.Connection) -> list[InteractionRecord]:
+            rows = conn.execute(
+                "SELECT record FROM interactions WHERE session_id = ? AND run_id = ? "
+                "AND status = 'pending'",
+                (session_id, run_id),
+            ).fetchall()
+            return [close_interaction(conn, load_interaction(row[0]), reason, now) for row in rows]
+
+        return await self._grouped.write(close)
+
+    async def pending_interactions(self) -> list[InteractionRecord]:
+        def select(conn: sqlite3.Connection) -> list[InteractionRecord]:
+            rows = conn.execute(
+                "SELECT record FROM interactions WHERE status = 'pending' "
+                "ORDER BY session_id, created_at"
+            )
+            return [load_interaction(row[0]) for row in rows]
+
+        return await self._call(select)
+
+    async def list_interactions(
+        self, session_id: str, *, pending_only: bool = False
+    ) -> list[InteractionRecord]:
+        def select(conn: sqlite3.Connection) -> list[InteractionRecord]:
+            sql = "SELECT record FROM interactions WHERE session_id = ?"
+            if pending_only:
+                sql += " AND status = 'pending'"
+            rows = conn.execute(sql + " ORDER BY created_at, request_id", (session_id,))
+            return [load_interaction(row[0]) for row in rows]
+
+        return await self._call(select)
+
+
+# -- statements (run on the worker thread) -----------------------------------------------------
+
+
+def _session_row(header: SessionHeader) -> tuple[Any, ...]:
+    return (
+        header.id,
+        header.created_at,
+        int(header.is_archived),
+        json.dumps(list(header.labels)),
+        header.status,
+        header_to_json(header),
+    )
+
+
+def _require_session(conn: sqlite3.Connection, session_id: str) -> None:
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+        raise NotFoundError("session", session_id)
+
+
+def _header(conn: sqlite3.Connection, session_id: str) -> SessionHeader:
+    row = conn.execute("SELECT header FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("session", session_id)
+    return header_from_json(row[0])
+
+
+def _update_header(conn: sqlite3.Connection, session_id: str, patch: HeaderPatch) -> SessionHeader:
+    header = dataclasses.replace(_header(conn, session_id), **patch)
+    row = _session_row(header)
+    conn.execute(
+        "UPDATE sessions SET is_archived = ?, labels = ?, status = ?, header = ? WHERE id = ?",
+        (row[2], row[3], row[4], row[5], session_id),
+    )
+    return header
+
+
+def _turn(conn: sqlite3.Connection, session_id: str, turn_id: str) -> TurnRecord | None:
+    row = conn.execute(
+        "SELECT record FROM turns WHERE session_id = ? AND turn_id = ?", (session_id, turn_id)
+    ).fetchone()
+    return turn_from_json(row[0]) if row is not None else None
+
+
+def _append(
+    conn: sqlite3.Connection, session_id: str, messages: list[StoredMessage]
+) -> list[StoredMessage]:
+    row = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("session", session_id)
+    seq = int(row[0])
+    stamped = [dataclasses.replace(m, seq=seq + i) for i, m in enumerate(messages, 1)]
+    conn.executemany(
+        "INSERT INTO messages (session_id, seq, type, turn_id, ts, body) VALUES (?, ?, ?, ?, ?, ?)",
+        [(session_id, m.seq, m.type, m.turn_id, m.ts, json.dumps(to_record(m))) for m in stamped],
+    )
+    for message in stamped:
+        if message.type not in ("user", "turn_state"):
+            continue
+        turn = apply_to_turn(_turn(conn, session_id, message.turn_id), message)
+        if turn is not None:
+            conn.execute(
+                "INSERT INTO turns (session_id, turn_id, first_seq, status, record) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, turn_id) DO UPDATE SET "
+                "status = excluded.status, record = excluded.record",
+                (session_id, turn.turn_id, turn.first_seq, turn.status, turn_to_json(turn)),
+            )
+    if stamped:
+        conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (stamped[-1].seq, session_id))
+    return stamped

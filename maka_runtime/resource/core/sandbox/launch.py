@@ -1,0 +1,248 @@
+"""How a run's process is started: inside the sandbox its boundary asks for (or deliberately
+not, for ``danger-full-access``), in a cgroup of its own where the host can make one, with the
+clean environment.
+
+The leader is a tiny ``/bin/sh`` prologue started by ``subprocess`` (no Python in the child).
+It first joins the run's cgroup — before anything of the command runs, so nothing the command
+starts can be outside it — then, for a PTY run, opens the terminal (a session leader without a
+controlling terminal that opens one acquires it), and ``exec``s bubblewrap or the shell under
+the same PID. Inside a sandbox the leader is bubblewrap, which ignores the terminal's and the
+host's HUP/INT/QUIT/TERM/TSTP (so a program that handles them gets them, not its jailer);
+``env --default-signal`` restores them for the command. bubblewrap reports a command killed by
+signal N as exit code 128 + N; the host records that as the signal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from maka_runtime.resource.core.errors import InvalidRequestError, SandboxUnavailableError
+from maka_runtime.resource.core.records import RunSandbox
+from maka_runtime.resource.core.recovery import RecoveryReport
+from maka_runtime.resource.core.sandbox.bwrap import (
+    SandboxLayout,
+    bwrap_argv,
+    layout,
+    roots_inside_masked,
+)
+from maka_runtime.resource.core.sandbox.cgroups import (
+    CgroupTree,
+    RunCgroup,
+    cgroup2_mount,
+    own_cgroup,
+    sweep_leftovers,
+)
+from maka_runtime.resource.core.sandbox.environment import check_request_env, run_environment
+from maka_runtime.resource.core.sandbox.probe import BwrapProbe, probe_bwrap
+from maka_runtime.resource.core.sandbox.settings import SandboxSettings
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from maka_runtime.resource.core.requests import BashInput
+    from maka_runtime.resource.core.sandbox.boundary import ExecutionBoundary
+
+__all__ = ["Capabilities", "LaunchPlan", "Sandbox"]
+
+log = logging.getLogger(__name__)
+
+SHELL: Final = "/bin/bash"
+# $0: the cgroup.procs to join (or ""), $1: the terminal to open (or ""), then the argv.
+_PROLOGUE: Final = (
+    'if [ -n "$0" ]; then echo 0 > "$0" || exit 125; fi; '
+    'if [ -n "$1" ]; then exec 3<>"$1" 3<&-; fi; shift; '
+)
+_JAILER_SIGNALS: Final = "HUP,INT,QUIT,TERM,TSTP"
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the host can do, as the start-up probes found it (GetServerInfo reports it)."""
+
+    bwrap: BwrapProbe
+    #: ``cgroup`` or ``process-group``.
+    containment: str
+    #: Why there are no cgroups (empty with them).
+    containment_reason: str = ""
+    cgroup_root: str = ""
+    cgroup_controllers: tuple[str, ...] = ()
+    #: Configured per-run limits that cannot be enforced here, and why.
+    unenforced_limits: tuple[str, ...] = ()
+
+
+@dataclass
+class LaunchPlan:
+    """The argv, environment and cgroup of one run's process."""
+
+    env: dict[str, str]
+    cgroup: RunCgroup | None
+    sandboxed: bool
+    _bwrap: list[str] = field(default_factory=list)
+
+    def argv(self, command: str, *, tty: str = "") -> list[str]:
+        procs = str(self.cgroup.procs) if self.cgroup is not None else ""
+        if not self.sandboxed:
+            return ["/bin/sh", "-c", _PROLOGUE + 'exec "$@"', procs, tty, SHELL, "-c", command]
+        inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
+        script = _PROLOGUE + "trap '' " + _JAILER_SIGNALS.replace(",", " ") + '; exec "$@"'
+        return ["/bin/sh", "-c", script, procs, tty, *self._bwrap, *inner]
+
+
+class Sandbox:
+    """Builds every run's launch from its boundary and the host's capabilities."""
+
+    def __init__(self, settings: SandboxSettings, bwrap: BwrapProbe, tree: CgroupTree | None,
+                 capabilities: Capabilities) -> None:  # fmt: skip
+        self.settings = settings
+        self._bwrap = bwrap
+        self._tree = tree
+        self.capabilities = capabilities
+
+    @classmethod
+    def open(cls, settings: SandboxSettings) -> Sandbox:
+        """Probe bubblewrap and cgroups (blocking: a few milliseconds of child processes)."""
+        bwrap = probe_bwrap(settings.bwrap)
+        if not bwrap.available:
+            log.warning("sandbox unavailable: %s; sandboxed runs are refused", bwrap.reason)
+        tree, reason = _cgroup_tree(settings)
+        caps = Capabilities(
+            bwrap=bwrap,
+            containment="cgroup" if tree is not None else "process-group",
+            containment_reason=reason,
+            cgroup_root=str(tree.base) if tree is not None else "",
+            cgroup_controllers=tree.controllers if tree is not None else (),
+            unenforced_limits=_unenforced(settings, tree),
+        )
+        if tree is None:
+            log.warning("runs are contained by their process group only: %s", reason)
+        for limit in caps.unenforced_limits:
+            log.warning("limit not enforced: %s", limit)
+        return cls(settings, bwrap, tree, caps)
+
+    @property
+    def tree(self) -> CgroupTree | None:
+        return self._tree
+
+    def close(self) -> None:
+        """Remove this host's (empty) cgroup directory."""
+        if self._tree is not None:
+            self._tree.close()
+
+    async def sweep(self, recovery: RecoveryReport, *, within: float) -> RecoveryReport:
+        """Kill what is left in the run cgroups of a dead host; *recovery* with those PIDs."""
+        if self._tree is None:
+            return recovery
+        killed = await sweep_leftovers(self._tree, within=within)
+        pids = tuple(sorted({*recovery.killed_pids, *killed}))
+        return dataclasses.replace(recovery, killed_pids=pids)
+
+    def admit(self, request: BashInput) -> None:
+        """Refuse a run this host cannot confine as its boundary asks, before it is recorded."""
+        boundary = _boundary_of(request)
+        check_request_env(request.env, sandboxed=boundary.sandboxed)
+        if not boundary.sandboxed:
+            return
+        if not self._bwrap.available:
+            raise SandboxUnavailableError(
+                f"the {boundary.profile} profile needs the sandbox, and it is unavailable: "
+                f"{self._bwrap.reason}"
+            )
+        plan = self._layout(boundary, nested=False)  # the roots only: no scan
+        hidden = roots_inside_masked(plan, self.settings.masked_paths)
+        if hidden:
+            raise InvalidRequestError(
+                f"the run's roots {', '.join(hidden)} lie inside the service's own data, "
+                "which no run may see",
+                field="boundary",
+            )
+        if not any(_within(request.cwd, root) for root in plan.visible):
+            raise InvalidRequestError(
+                f"cwd {request.cwd} is outside the run's boundary (its roots: "
+                f"{', '.join(boundary.writable_roots + boundary.readable_roots)})",
+                field="cwd",
+            )
+
+    def _layout(self, boundary: ExecutionBoundary, *, nested: bool = True) -> SandboxLayout:
+        return layout(
+            boundary,
+            readable=self.settings.readable_roots,
+            masked=self.settings.masked_paths,
+            depth=self.settings.protect_depth if nested else 0,
+            scan_max=self.settings.protect_scan_max,
+        )
+
+    def record_of(self, request: BashInput) -> RunSandbox:
+        boundary = _boundary_of(request)
+        return RunSandbox(
+            profile=boundary.profile,
+            boundary_revision=boundary.revision,
+            network=boundary.network,
+            containment=self.capabilities.containment,
+        )
+
+    def prepare(self, request: BashInput, run_id: str, service_env: Mapping[str, str],
+                marker: Mapping[str, str]) -> LaunchPlan:  # fmt: skip
+        """Make the run's cgroup and build its launch; raises ``OSError`` if it cannot."""
+        boundary = _boundary_of(request)
+        env = run_environment(service_env, request.env, also_allowed=self.settings.env_allow)
+        if request.pty:
+            env["TERM"] = "xterm-256color"
+            env.pop("COLUMNS", None)
+            env.pop("LINES", None)
+        env.update(marker)
+        cgroup = None
+        if self._tree is not None:
+            cgroup = self._tree.create(
+                run_id, pids_max=self.settings.pids_max, memory_max=self.settings.memory_max
+            )
+        plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
+        if boundary.sandboxed:
+            shape = self._layout(boundary)
+            plan._bwrap = bwrap_argv(self._bwrap.path, shape, cwd=request.cwd)
+        return plan
+
+
+def _boundary_of(request: BashInput) -> ExecutionBoundary:
+    from maka_runtime.resource.core.sandbox.boundary import default_boundary
+
+    if request.boundary is None:
+        return default_boundary(request.cwd, request.cwd)
+    return request.boundary.with_default_roots((request.cwd,))
+
+
+def _cgroup_tree(settings: SandboxSettings) -> tuple[CgroupTree | None, str]:
+    if settings.containment == "process-group":
+        return None, "cgroups are turned off (--run-containment process-group)"
+    if settings.cgroup_root:
+        root = Path(settings.cgroup_root)
+    else:
+        mount, own = cgroup2_mount(), own_cgroup()
+        if mount is None or own is None:
+            return None, "no cgroup v2 hierarchy is mounted"
+        root = mount / own.lstrip("/") / "maka-runs"
+    instance = settings.cgroup_instance or f"p{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    probe = CgroupTree.probe(root / instance)
+    return probe.tree, probe.reason
+
+
+def _unenforced(settings: SandboxSettings, tree: CgroupTree | None) -> tuple[str, ...]:
+    found = []
+    for name, value in (("pids", settings.pids_max), ("memory", settings.memory_max)):
+        if value is None:
+            continue
+        if tree is None:
+            found.append(f"--run-{name}-max: runs have no cgroups")
+        elif name not in tree.controllers:
+            found.append(f"--run-{name}-max: the {name} controller is not in the cgroup v2 tree")
+    return tuple(found)
+
+
+def _within(path: str, root: str) -> bool:
+    path, root = os.path.normpath(path), os.path.normpath(root)
+    return root in (path, "/") or path.startswith(root.rstrip("/") + "/")
