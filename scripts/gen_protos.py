@@ -15,10 +15,18 @@ uses) and compiled to ``.d.ts`` by ``tsc``, both pinned by ``./dev`` under ``.to
 them (no npm) the Node files are not made, unless ``--require-node`` is given (as in CI).
 
 Output: ``*_pb2.py`` (messages), ``*_pb2_grpc.py`` (stubs and servicers) and their typed
-``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka.kernel.v1`` and
-``maka.resource.v1`` import as regular packages, and ``maka_runtime_proto/descriptors.binpb``: a
-``FileDescriptorSet`` of every proto with its imports and source info (the comments), which the
-services' reflection serves (``maka_runtime/common/reflection.py``).
+``.pyi`` stubs (mypy-protobuf), plus ``__init__.py`` files so ``maka_runtime_proto.kernel.v1``
+and ``maka_runtime_proto.resource.v1`` import as regular packages, and
+``maka_runtime_proto/descriptors.binpb``: a ``FileDescriptorSet`` of every proto with its imports
+and source info (the comments), which the services' reflection serves
+(``maka_runtime/common/reflection.py``).
+
+The package is ``maka_runtime_proto`` (shipped in the client distribution, ``clients/python``),
+while the proto packages stay ``maka.*.v1``: protoc writes ``maka/``, which is moved to
+``maka_runtime_proto/`` and whose Python module references are rewritten (imports,
+``maka.common.v1.errors_pb2.X`` in the stubs, the module names given to the builder). Proto full
+names (``/maka.kernel.v1.KernelService/StartTurn``) and descriptor file names
+(``maka/kernel/v1/kernel.proto``) are left as they are: they are the wire.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ import argparse
 import filecmp
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,14 +62,49 @@ NODE_LOADER_FLAGS = ("--longs=String", "--enums=String", "--defaults", "--oneofs
 BIN = Path(sys.executable).parent
 HEADER = '"""Generated from protos/ by scripts/gen_protos.py. Do not edit."""\n'
 #: The descriptor set (with comments) served by reflection, inside the generated package.
-DESCRIPTORS = Path("maka") / "descriptors.binpb"
+DESCRIPTORS = "descriptors.binpb"
+#: protoc writes the proto package's directory (``maka/``); it becomes the Python package.
+PROTO_ROOT, PACKAGE = "maka", PACKAGE_DIR.name
+_PROTO_PKGS = r"(?:common|kernel|resource)"
+#: Python module references to the generated modules (pattern, replacement); proto full names
+#: and .proto file names never match.
+MODULE_REFERENCES = (
+    # maka.kernel.v1.kernel_pb2 / maka.common.v1.errors_pb2_grpc, anywhere
+    (re.compile(rf"(?<![\w.])maka(?=\.{_PROTO_PKGS}\.v1\.\w+_pb2(?:_grpc)?\b)"), PACKAGE),
+    # from maka.kernel.v1 import …, import maka.kernel.v1.kernel_pb2
+    (re.compile(r"(?m)^(\s*(?:from|import)\s+)maka(?=\.)"), rf"\g<1>{PACKAGE}"),
+    # file names of generated modules (maka/kernel/v1/kernel_pb2_grpc.py), not of .proto files
+    (re.compile(rf"(?<![\w./-])maka(?=/{_PROTO_PKGS}/v1/\w+_pb2(?:_grpc)?\.pyi?\b)"), PACKAGE),
+)
 
 
 def generate(out: Path) -> None:
+    """Write the package ``out / PACKAGE`` (*out* must not hold one yet)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        protoc_out = Path(tmp)
+        run_protoc(protoc_out)
+        package = protoc_out / PROTO_ROOT
+        for path in package.rglob("*.py*"):
+            if path.suffix in (".py", ".pyi"):
+                path.write_text(module_references(path.read_text()))
+        (out / PACKAGE).parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(package, out / PACKAGE)  # the descriptor set moves along
+
+
+def module_references(text: str) -> str:
+    """*text* with every Python reference to the ``maka`` modules naming ``PACKAGE``."""
+    for pattern, replacement in MODULE_REFERENCES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def run_protoc(out: Path) -> None:
+    """protoc's own output under ``out / PROTO_ROOT``, with ``__init__.py`` files."""
     sources = sorted(p.relative_to(PROTOS).as_posix() for p in PROTOS.rglob("*.proto"))
     if not sources:
         raise SystemExit("no .proto files under protos/")
-    (out / DESCRIPTORS).parent.mkdir(parents=True, exist_ok=True)
+    descriptors = out / PROTO_ROOT / DESCRIPTORS
+    descriptors.parent.mkdir(parents=True, exist_ok=True)
     include = str(resources.files("grpc_tools") / "_proto")
     args = [
         "grpc_tools.protoc",
@@ -74,7 +118,7 @@ def generate(out: Path) -> None:
         f"--grpc_python_out={out}",
         "--include_imports",
         "--include_source_info",
-        f"--descriptor_set_out={out / DESCRIPTORS}",
+        f"--descriptor_set_out={descriptors}",
         *sources,
     ]
     if protoc.main(args) != 0:
@@ -86,7 +130,7 @@ def generate(out: Path) -> None:
             init = directory / "__init__.py"
             if not init.exists():
                 init.write_text(HEADER)
-    (out / "maka" / "py.typed").write_text("")
+    (out / PROTO_ROOT / "py.typed").write_text("")
 
 
 def go_tools() -> dict[str, Path] | None:
