@@ -16,7 +16,9 @@ if [ -z "$base" ]; then
 fi
 start=$SECONDS
 rm -f deploy/wheelhouse/*.whl
-"$python" -m pip wheel --quiet --disable-pip-version-check --wheel-dir deploy/wheelhouse .
+# Both distributions: the servers (.) and the client they depend on (clients/python).
+"$python" -m pip wheel --quiet --disable-pip-version-check --wheel-dir deploy/wheelhouse \
+  ./clients/python .
 echo "wheelhouse: $(find deploy/wheelhouse -name '*.whl' | wc -l) wheels in $((SECONDS - start)) s"
 for target in resource kernel; do
   start=$SECONDS
