@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
 
@@ -98,3 +99,46 @@ def test_ctrl_c_at_a_terminal_reaches_only_the_launcher(data_dir: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
+
+
+#: Run *code*'s ``main`` in an interpreter where the server package cannot be found (the client
+#: distribution installed alone): ``sys.modules[name] = None`` makes every lookup of it fail.
+WITHOUT_SERVERS = "import sys; sys.modules['maka_runtime'] = None; from {module} import main; "
+
+
+@pytest.mark.parametrize(
+    ("module", "args", "prefix"),
+    [
+        ("maka_runtime_client.launcher", [], "maka-up: error: "),
+        (
+            "maka_runtime_client.cli",
+            ["--kernel", "127.0.0.1:0", "--resource", "127.0.0.1:0", "up"],
+            "maka: error: ",
+        ),
+    ],
+)
+def test_without_the_server_distribution_up_says_what_to_install(
+    data_dir: Path, module: str, args: list[str], prefix: str
+) -> None:
+    """Where only maka-runtime-client is installed, ``maka up`` (and the launcher) start nothing
+    and name the distribution to install, instead of two services that die on an import."""
+    argv = [*args, "--data-dir", str(data_dir)]
+    if module.endswith("launcher"):
+        argv += ["--kernel-listen", "127.0.0.1:0", "--resource-listen", "127.0.0.1:0"]
+    code = WITHOUT_SERVERS.format(module=module) + f"sys.exit(main({argv!r}))"
+    launcher = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = launcher.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        launcher.send_signal(signal.SIGINT)  # it started the pair: stop both cleanly
+        out, err = launcher.communicate(timeout=30)
+    assert launcher.returncode == 1, out + err
+    assert err.startswith(prefix), err
+    assert "pip install maka-runtime" in err
+    assert "listening" not in err and "is up" not in out

@@ -5,6 +5,9 @@ listens, the kernel starts pointed at it. Ctrl-C (or SIGTERM) stops the kernel, 
 stops its turns and then shuts the resource service down (the cascade); the launcher waits for
 both and signals the resource service itself only if it is still running after that. If either
 service dies, the other is stopped too and the launcher exits non-zero.
+
+The services come from the server distribution ``maka-runtime``; where only this client
+distribution is installed, the launcher says so and what to install (exit 1).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import os
 import re
 import signal
@@ -22,6 +26,16 @@ from pathlib import Path
 #: How long the resource service gets to exit after the kernel (its shutdown cascade) stopped.
 CASCADE_WAIT = 30.0
 LISTENING = re.compile(r"(maka-\w+) listening on (\S+:\d+)")
+#: Where the server distribution is missing: what to install.
+SERVERS_MISSING = (
+    "the services are not installed here (maka-runtime-client is the SDK and the maka command "
+    "line only); install the server distribution: pip install maka-runtime"
+)
+
+
+def servers_installed() -> bool:
+    """Whether this interpreter can run the services (the package ``maka_runtime``)."""
+    return importlib.util.find_spec("maka_runtime") is not None
 
 
 class ServiceChild:
@@ -145,7 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--data-dir", type=Path, default=None, help="default: per-user data dir")
     parser.add_argument("--log-level", default="info")
-    return asyncio.run(run(parser.parse_args(argv)))
+    options = parser.parse_args(argv)
+    if not servers_installed():
+        print(f"maka-up: error: {SERVERS_MISSING}", file=sys.stderr)
+        return 1
+    return asyncio.run(run(options))
 
 
 if __name__ == "__main__":

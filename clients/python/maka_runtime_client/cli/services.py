@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from maka_runtime_client import launcher
-from maka_runtime_client.cli.context import Context
+from maka_runtime_client.cli.context import CommandError, Context
 from maka_runtime_client.cli.output import to_dict
 from maka_runtime_client.errors import MakaError
 
@@ -30,6 +30,8 @@ def register(commands: Any) -> None:
 
 async def cmd_up(ctx: Context, args: argparse.Namespace) -> int:
     # The launcher prints its own progress and handles SIGINT/SIGTERM itself.
+    if not launcher.servers_installed():
+        raise CommandError(launcher.SERVERS_MISSING, "FAILED_PRECONDITION")
     options = argparse.Namespace(
         kernel_listen=ctx.kernel_address,
         resource_listen=ctx.resource_address,
