@@ -51,11 +51,7 @@ from maka_runtime.kernel.core.session import (
     encode_page_token,
 )
 from maka_runtime.kernel.core.sizes import fitting
-from maka_runtime.kernel.core.store import (
-    InteractionRecord,
-    Resolution,
-    interaction_to_record,
-)
+from maka_runtime.kernel.core.store import InteractionRecord, Resolution, interaction_to_record
 from maka_runtime.kernel.store import header_cache
 from maka_runtime.kernel.store._interaction_sql import (
     close_interaction,
