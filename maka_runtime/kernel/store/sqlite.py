@@ -9,8 +9,8 @@ kernel streams an append); the writes of concurrent callers share one transactio
 (:mod:`.group_commit`), each rolled back alone if it fails. Headers are served from a cache of
 what was committed (:mod:`.header_cache`).
 
-**Ownership.** The store refuses every call (:class:`StoreClosedError`) once its lease's owner has
-closed, or once the store itself is closed.
+**Ownership.** Every call is refused (:class:`StoreClosedError`) once the lease's owner or the
+store has closed.
 """
 
 from __future__ import annotations
@@ -140,8 +140,7 @@ class SqliteSessionStore(HeaderShortcuts):
     ) -> None:
         self._worker = worker
         self.path = worker.path
-        # Small named steps for the worker: reads run as they are, writes grouped (each in its
-        # own savepoint of a shared transaction).
+        # Reads run as they are; writes are grouped (each in a savepoint of a shared transaction).
         self._call = worker.read
         self._grouped = GroupCommit(worker, ERRORS, "the session store")
         self._headers = header_cache.HeaderCache(header_cache_size)
@@ -435,14 +434,9 @@ class SqliteSessionStore(HeaderShortcuts):
 
 
 def _session_row(header: SessionHeader) -> tuple[Any, ...]:
-    return (
-        header.id,
-        header.created_at,
-        int(header.is_archived),
-        json.dumps(list(header.labels)),
-        header.status,
-        header_to_json(header),
-    )
+    labels = json.dumps(list(header.labels))
+    row = (header.id, header.created_at, int(header.is_archived), labels, header.status)
+    return (*row, header_to_json(header))
 
 
 def _require_session(conn: sqlite3.Connection, session_id: str) -> None:
