@@ -121,3 +121,13 @@ def test_json_output_carries_the_exact_bytes(maka: Maka) -> None:
     kept = b"".join(base64.b64decode(r["data_base64"]) for r in records)
     assert kept == b"caf\xe9 \xff\xfe ok\n"
     assert "\ufffd" in "".join(r["data"] for r in records)
+
+
+def test_a_standalone_service_gives_each_principal_its_own_default_session(maka: Maka) -> None:
+    # Without --session or MAKA_SESSION a run goes to the caller's default session, named
+    # after the principal the resource service says it is ("suite", the suite's credential):
+    # the first principal naming a session owns it, so a shared "default" would lock out others.
+    env = {k: v for k, v in maka.env.items() if k != "MAKA_SESSION"}
+    alone = Maka(env=env, workspace=maka.workspace)
+    [*_, last] = alone.json("run", "--", "true")
+    assert last["result"]["session_id"] == "default-suite", last

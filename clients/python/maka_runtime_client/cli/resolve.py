@@ -119,7 +119,7 @@ async def named_session(ctx: Context, text: str) -> str:
 
 
 def default_session_of(principal: str) -> str:
-    """The default session of *principal* in kernel mode: ``default`` for the local credential
+    """The default session of *principal*: ``default`` for the local credential
     (and a kernel that does not say who the caller is), else ``default-PRINCIPAL`` (a hash of
     the principal when it does not fit a session id), so two principals never share one."""
     if principal in ("", "local"):
@@ -131,7 +131,7 @@ def default_session_of(principal: str) -> str:
 
 async def session_for(ctx: Context, explicit: str | None) -> str:
     """The session of a run command: ``--session``, else ``$MAKA_SESSION``, else the caller's
-    default session (:func:`default_session_of`; ``default`` against a standalone service).
+    default session (:func:`default_session_of`, the principal as the service names it).
 
     The resource service admits only sessions the kernel knows (unless it runs standalone), so
     the default session is created in the kernel on first use (workspace: the current
@@ -141,8 +141,8 @@ async def session_for(ctx: Context, explicit: str | None) -> str:
         return await named_session(ctx, explicit or default_session())
     async with ctx.resource() as resource:
         info = await resource.get_server_info()
-    if info.standalone:
-        return DEFAULT_SESSION
+    if info.standalone:  # the first principal naming a session owns it: one default each
+        return default_session_of(info.principal)
     async with ctx.kernel() as kernel:
         session_id = default_session_of((await kernel.get_server_info()).principal)
         try:
