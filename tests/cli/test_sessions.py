@@ -7,6 +7,9 @@ import re
 import socket
 from importlib import metadata
 
+import pexpect
+from maka_runtime_client.cli.app import error_line
+
 from tests.cli.conftest import Maka
 
 ERROR_LINE = re.compile(r"^maka: error: .+ \([A-Z_]+\)$")
@@ -154,3 +157,23 @@ def test_new_takes_a_profile_and_show_prints_the_boundary(maka: Maka) -> None:
     assert "boundary   workspace-write, revision 1" in maka.ok("show", default)
     refused = maka("new", "--profile", "everything", str(maka.workspace))
     assert refused.returncode == 2 and "--profile" in refused.stderr
+
+
+def test_ls_prints_names_literally_on_a_terminal_and_without_one(maka: Maka) -> None:
+    # A name is text: Rich markup in it prints as written, control characters (a tab that
+    # would split the tab-separated listing, an ESC) as escapes.
+    name = "[red]x[/red]\t\x1b[8mhidden"
+    sid = maka.ok("new", "--name", name, str(maka.workspace)).strip()
+    shown = "[red]x[/red]\\x09\\x1b[8mhidden"
+    rows = [line.split("\t") for line in maka.ok("ls").splitlines()]
+    assert [sid, shown] in [row[:2] for row in rows]
+    child = maka.spawn("ls", cols=200)
+    child.expect(pexpect.EOF)
+    assert shown in child.before and "\x1b[8m" not in child.before
+
+
+def test_an_error_line_escapes_what_a_service_said() -> None:
+    # A service's message (or reason) cannot erase the line or start another one.
+    assert error_line("bad path /x\r\x1b[2K\nok", "NOT\x1bFOUND") == (
+        "maka: error: bad path /x\\x0d\\x1b[2K\\x0aok (NOT\\x1bFOUND)"
+    )

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
+from maka_runtime_client.cli.events import describe_entry
+from maka_runtime_client.cli.output import Output
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+from maka_runtime_proto.resource.v1 import sandbox_pb2 as sb
 
 from tests.cli.conftest import Maka, finish
 
@@ -124,3 +129,58 @@ def test_interrupt_naming_a_turn_not_started_yet_aborts_it_when_it_starts(maka: 
     assert (result.returncode, result.stdout) == (130, "turn aborted by cli\n"), result
     assert "never" not in result.stdout
     assert "no turn was running" in maka.ok("interrupt", sid, "--turn", "early1")
+
+
+#: What a model or a command could print to erase the line above and colour the rest.
+FORGERY = "ok\r\x1b[2K\x1b[1A\x1b[8m[red]x[/red]"
+SHOWN = "ok\\x0d\\x1b[2K\\x1b[1A\\x1b[8m[red]x[/red]"
+
+
+def test_no_output_can_erase_or_forge_the_approval_prompt(maka: Maka) -> None:
+    # On a terminal: assistant text and tool output just before a request carry escape
+    # sequences and Rich markup; they print as visible escapes and literal brackets.
+    sid = maka.new_session()
+    child = maka.spawn(
+        "turn", sid, f"/script say {FORGERY}; tool bash {FORGERY}; approve rm -rf build"
+    )
+    seen = io.StringIO()
+    child.logfile_read = seen
+    child.expect_exact("approval needed to run 'rm -rf build'")
+    child.expect_exact("[d]eny: ")
+    child.sendline("d")
+    child.expect_exact("resolved deny")
+    assert finish(child) == 0
+    printed = seen.getvalue()
+    # The text and the output as they came; the tool call and result on one line (\r: a space).
+    assert printed.count(SHOWN) == 2, printed
+    assert printed.count(SHOWN.removeprefix("ok\\x0d")) == 4, printed
+    assert "\n\x1b[35mapproval needed to run 'rm -rf build' (in " in printed
+    for raw in ("\x1b[2K", "\x1b[1A", "\x1b[8m", "\r\x1b"):
+        assert raw not in printed, (raw, printed)
+    assert "\x1b[" in printed  # the CLI's own colours are still there
+
+
+def test_request_fields_print_escaped_on_the_request_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A justification, a path and a cwd (of an LLM's request_sandbox_boundary call): every
+    # field stays on the one request line, its control characters visible.
+    request = pb.SessionEvent(
+        sandbox_boundary_request=pb.SandboxBoundaryRequest(
+            request_id="r1",
+            cwd=f"/w/{FORGERY}",
+            reason=f"the model asks for it: {FORGERY}\napproval needed to run 'ls'",
+            expansion=sb.BoundaryExpansion(
+                filesystem=[
+                    sb.FilesystemEntry(path=f"/srv/{FORGERY}\n", access=sb.FILESYSTEM_ACCESS_WRITE)
+                ]
+            ),
+        )
+    )
+    out = Output(json_mode=False)
+    out.line(*describe_entry(request))
+    printed = capsys.readouterr().out
+    assert printed == (
+        f"approval needed to widen the sandbox by write /srv/{SHOWN}\\x0a (and below)"
+        f" (in /w/{SHOWN}): the model asks for it: {SHOWN}\\x0aapproval needed to run 'ls'\n"
+    )

@@ -265,3 +265,46 @@ def test_every_principal_gets_its_own_default_session(tmp_path: Path) -> None:
     finally:
         pair.stop()
         pair.proxy.close()
+
+
+def test_danger_full_access_shows_on_every_result_in_turn_show_and_ls(
+    pair: Pair, workspace: Path, tmp_path: Path
+) -> None:
+    created = maka(
+        pair, "new", "--profile", "danger-full-access", "--name", "unsandboxed",
+        str(workspace), home=tmp_path,
+    )  # fmt: skip
+    assert created.returncode == 0, created.stderr
+    session = created.stdout.strip()
+    unsandboxed = "ran without a sandbox (danger-full-access)"
+    # A background run's result (it reports the ref at once) says so like a foreground one.
+    background = maka(pair, "turn", session, "/bg true", "--approve", "once", home=tmp_path)
+    assert background.returncode == 0, background.stderr
+    lines = background.stdout.splitlines()
+    [result] = [i for i, line in enumerate(lines) if line.startswith("tool result [")]
+    assert "attach with: maka attach" in lines[result] and lines[result + 1] == unsandboxed
+    foreground = maka(pair, "turn", session, "echo hi", "--approve", "once", home=tmp_path)
+    assert foreground.returncode == 0, foreground.stderr
+    assert re.search(rf"^tool result \(exit 0\) \[\S+\]\n{re.escape(unsandboxed)}$",
+                     foreground.stdout, re.MULTILINE), foreground.stdout  # fmt: skip
+
+    # `maka show`: the line is part of its entry, with the entry's sequence number.
+    shown = maka(pair, "show", session, "--limit", "100", home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    entries = re.findall(
+        rf"^ +(\d+)  tool result[^\n]*\n +(\d+)  {re.escape(unsandboxed)}$",
+        shown.stdout,
+        re.MULTILINE,
+    )
+    assert len(entries) == 2 and all(a == b for a, b in entries), shown.stdout
+    assert not re.search(rf"^{re.escape(unsandboxed)}", shown.stdout, re.MULTILINE)
+
+    # `maka ls` has a PROFILE column (and --json the session's boundary profile).
+    listing = maka(pair, "ls", home=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    header, *rows = (line.split("\t") for line in listing.stdout.splitlines())
+    assert header[:4] == ["ID", "NAME", "STATUS", "PROFILE"]
+    assert [session, "unsandboxed", "active", "danger-full-access"] in [r[:4] for r in rows]
+    listed = maka(pair, "--json", "ls", home=tmp_path)
+    [record] = [r for r in map(json.loads, listed.stdout.splitlines()) if r["id"] == session]
+    assert record["boundary"]["profile"] == "PERMISSION_PROFILE_DANGER_FULL_ACCESS"

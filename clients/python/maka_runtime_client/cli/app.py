@@ -21,7 +21,7 @@ from maka_runtime_client.cli.context import (
     CommandError,
     Context,
 )
-from maka_runtime_client.cli.output import Output
+from maka_runtime_client.cli.output import Output, printable
 from maka_runtime_client.credentials import TlsFiles, discover_token
 from maka_runtime_client.errors import (
     MakaError,
@@ -110,8 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def error_line(message: str, reason: str) -> str:
-    """The one line every failure prints on stderr."""
-    return f"maka: error: {message} ({reason})"
+    """The one line every failure prints on stderr (a message naming what the user or a
+    service gave keeps it on this line, its control characters escaped)."""
+    return f"maka: error: {printable(message)} ({printable(reason)})"
 
 
 #: The address in gRPC's "failed to connect" text: ``ipv4:127.0.0.1:59998: …``.

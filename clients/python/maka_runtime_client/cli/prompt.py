@@ -12,7 +12,7 @@ import sys
 
 from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from maka_runtime_client.cli.output import Output
+from maka_runtime_client.cli.output import Output, printable, printable_lines
 
 DECISIONS = {
     "once": pb.SANDBOX_DECISION_ALLOW_ONCE,
@@ -55,7 +55,7 @@ async def read_line(fd: int | None = None) -> str | None:
 def _ask(out: Output, text: str) -> None:
     # The prompt goes to stderr in --json mode so stdout stays parseable.
     if out.json:
-        sys.stderr.write(text)
+        sys.stderr.write(printable_lines(text))
         sys.stderr.flush()
     else:
         out.write(text)
@@ -76,7 +76,7 @@ async def ask_decision(out: Output) -> str | None:
 async def ask_answer(out: Output, options: list[str]) -> str | None:
     """An option (by number or text) or a typed answer; None at end of input."""
     for index, option in enumerate(options, 1):
-        _ask(out, f"  {index}) {option}\n")
+        _ask(out, f"  {index}) {printable(option)}\n")
     hint = f"Pick 1-{len(options)} or type an answer: " if options else "Answer: "
     while True:
         _ask(out, hint)

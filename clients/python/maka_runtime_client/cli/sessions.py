@@ -9,7 +9,7 @@ from typing import Any
 
 from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
-from maka_runtime_client.boundary import PROFILES
+from maka_runtime_client.boundary import PROFILES, profile_name
 from maka_runtime_client.boundary import describe as describe_boundary
 from maka_runtime_client.cli.context import CommandError, Context
 from maka_runtime_client.cli.events import describe_entry
@@ -175,13 +175,14 @@ async def cmd_ls(ctx: Context, args: argparse.Namespace) -> int:
             s.id,
             s.name,
             status_name(s),
+            profile_name(s.boundary.profile),
             ",".join(s.labels),
             s.last_used_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S"),
             s.workspace_root,
         ]
         for s in sessions
     ]
-    ctx.out.table(["ID", "NAME", "STATUS", "LABELS", "LAST USED", "WORKSPACE"], rows)
+    ctx.out.table(["ID", "NAME", "STATUS", "PROFILE", "LABELS", "LAST USED", "WORKSPACE"], rows)
     return 0
 
 
@@ -218,7 +219,9 @@ async def cmd_show(ctx: Context, args: argparse.Namespace) -> int:
         out.line("")
     for entry in recent:
         text, style = describe_entry(entry)
-        out.line(f"{entry.seq:>5}  {text}", style)
+        # Every line of an entry (a result's "ran without a sandbox", its truncation) carries
+        # the entry's sequence number: no line reads as part of the entry above.
+        out.line("\n".join(f"{entry.seq:>5}  {line}" for line in text.split("\n")), style)
     return 0
 
 
