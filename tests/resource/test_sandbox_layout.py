@@ -14,7 +14,7 @@ from maka_runtime.resource.core.sandbox import (
     FilesystemEntry,
     default_boundary,
 )
-from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout
+from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout, system_writes
 from maka_runtime.resource.core.sandbox.cgroups import CgroupTree
 from maka_runtime.resource.core.sandbox.environment import check_request_env, run_environment
 from maka_runtime.resource.core.sandbox.probe import probe_bwrap
@@ -135,6 +135,13 @@ def test_the_default_boundary_writes_the_workspace_and_only_reads_system_directo
     unregistered = default_boundary("", "/")
     assert unregistered.writable_roots == () and unregistered.readable_roots == ("/",)
     assert default_boundary("", "/etc/x").readable_roots == ("/etc/x",)
+    # Nothing to write: read-only, so the cwd filled in as the root is bound read-only.
+    assert (
+        unregistered.profile == "read-only" and default_boundary("/ws", "/").profile != "read-only"
+    )
+    filled = unregistered.with_default_roots(("/",))
+    assert layout(filled).refused == () and ("/", "ro") in layout(filled).mounts
+    assert default_boundary("/", "/").readable_roots == ("/",)
 
 
 def test_malformed_boundaries_name_their_field() -> None:
@@ -187,3 +194,67 @@ def test_the_nested_scan_is_bounded_by_depth_and_by_count(tmp_path: Path) -> Non
     assert set(plan.protected) == {str(tmp_path / n / ".git") for n in ("one", "two", "x/y")}
     assert layout(boundary, depth=0, scan_max=4096).protected == ()
     assert layout(boundary, depth=3, scan_max=1).protected == (str(tmp_path / "one" / ".git"),)
+
+
+def test_slash_never_brings_the_host_s_sys_proc_dev_or_run(tmp_path: Path) -> None:
+    boundary = ExecutionBoundary(writable_roots=(str(tmp_path),), readable_roots=("/",))
+    argv = bwrap_argv("bwrap", layout(boundary), cwd=str(tmp_path))
+    mounts = _pairs(argv)
+    assert mounts.index(("--ro-bind-try", "/")) < mounts.index(("--tmpfs", "/run"))
+    assert argv.index("--proc") > argv.index("/") and argv.index("--dev") > argv.index("/")
+    assert argv[-9:-5] == ["--tmpfs", "/sys", "--remount-ro", "/sys"]  # after everything
+
+
+def test_writing_slash_or_a_system_directory_is_refused_by_real_path(tmp_path: Path) -> None:
+    link = tmp_path / "etc"
+    link.symlink_to("/etc")
+    for path in ("/", "/etc", "/usr/local", "/sys/fs/cgroup", "/run/user", str(link)):
+        write = BoundaryExpansion(filesystem=(FilesystemEntry(path, "write"),))
+        for boundary in (
+            ExecutionBoundary(writable_roots=(path,)),
+            ExecutionBoundary(writable_roots=(str(tmp_path / "ws"),), expansions=(write,)),
+            ExecutionBoundary(profile="read-only", expansions=(write,)),
+        ):
+            plan = layout(boundary)
+            assert plan.refused == (path,)
+            assert path in system_writes(plan) and "system directory" in system_writes(plan)
+            with pytest.raises(PermissionError):
+                bwrap_argv("bwrap", plan, cwd="/")
+    assert "(really /etc)" in system_writes(layout(ExecutionBoundary(writable_roots=(str(link),))))
+    for fine in (
+        ExecutionBoundary(profile="read-only", writable_roots=("/",)),
+        ExecutionBoundary(writable_roots=("/var/tmp", "/home"), readable_roots=("/",)),
+    ):
+        assert system_writes(layout(fine)) == ""  # fmt: skip
+
+
+def test_roots_are_bound_from_their_real_path_and_shadow_masked_wherever_etc_shows(
+    tmp_path: Path,
+) -> None:
+    link = tmp_path / "etc"
+    link.symlink_to("/etc")
+    read = BoundaryExpansion(filesystem=(FilesystemEntry(str(link), "read"),))
+    plan = layout(ExecutionBoundary(writable_roots=(str(tmp_path / "ws"),), expansions=(read,)))
+    assert (
+        dict(zip([p for p, _ in plan.mounts], plan.mounts_from, strict=True))[str(link)] == "/etc"
+    )
+    assert {"/etc/shadow", str(link / "shadow")} <= set(plan.secrets)
+    argv = bwrap_argv("bwrap", plan, cwd=str(tmp_path / "ws"))
+    assert ["--ro-bind", "/dev/null", str(link / "shadow")] in [argv[i : i + 3] for i in
+                                                                 range(len(argv))]  # fmt: skip
+
+
+def test_an_expansion_inside_the_service_s_data_is_left_out(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "kernel").mkdir(parents=True)
+    alias = tmp_path / "alias"
+    alias.symlink_to(data / "kernel")
+    entries = tuple(
+        FilesystemEntry(str(p), "write") for p in (data / "kernel", alias, tmp_path / "o")
+    )
+    boundary = ExecutionBoundary(writable_roots=(str(tmp_path / "ws"),),
+                                 expansions=(BoundaryExpansion(filesystem=entries),))  # fmt: skip
+    plan = layout(boundary, masked=(str(data),))
+    assert plan.skipped == (str(data / "kernel"), str(alias))
+    assert (str(tmp_path / "o"), "rw") in plan.mounts
+    assert not {str(data / "kernel"), str(alias)} & {p for p, _ in plan.mounts}

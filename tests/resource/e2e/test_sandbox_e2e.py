@@ -699,3 +699,112 @@ def test_the_masked_paths_setting_is_parsed_and_kept_with_the_service_s_own() ->
     assert parse_config([]).shell.sandbox.protect_depth == 3
     with pytest.raises(SystemExit):
         parse_config(["--sandbox-masked-paths", "relative"])
+
+
+# -- / and the system directories; symlinks; expansions inside the service's data ------------
+
+
+async def test_a_root_of_slash_shows_nothing_of_the_host_s_sys_proc_dev_or_run(
+    server: Server, workspace: Path, tmp_path: Path
+) -> None:
+    marker = Path("/dev/shm") / f"maka-{tmp_path.name}"  # in the host's /dev, not in a fresh one
+    marker.write_text("host")
+    boundary = sb.ExecutionBoundary(writable_roots=[str(workspace)], readable_roots=["/"])
+    try:
+        result = await run(
+            server,
+            "ls -A /sys /run; test -e /sys/fs/cgroup/cgroup.procs && echo CGROUP; "
+            f"test -e /proc/{os.getpid()} && echo HOST_PROC; test -e {marker} && echo SHM; "
+            "echo x > /sys/maka-escape; ls -d /usr/bin; echo started",
+            workspace,
+            boundary=boundary,
+        )
+    finally:
+        marker.unlink()
+    assert result.pipes.stdout.endswith("/usr/bin\nstarted\n"), result.pipes.stderr
+    assert "CGROUP" not in result.pipes.stdout and "HOST_PROC" not in result.pipes.stdout
+    assert "SHM" not in result.pipes.stdout  # a fresh /dev, not the host's
+    assert result.pipes.stdout.startswith("/run:\n\n/sys:\n/usr/bin")  # both empty
+    assert "Read-only file system" in result.pipes.stderr
+
+
+def _write(path: str) -> sb.BoundaryExpansion:
+    entry = sb.FilesystemEntry(path=path, access=sb.FILESYSTEM_ACCESS_WRITE)
+    return sb.BoundaryExpansion(filesystem=[entry])
+
+
+@pytest.mark.parametrize(
+    "how", ["root /", "root /etc", "root /usr/local", "write /", "write /sys/fs/cgroup",
+            "write /run", "write link to /etc", "root link to /proc"],
+)  # fmt: skip
+async def test_writing_slash_or_a_system_directory_is_refused(
+    server: Server, workspace: Path, tmp_path: Path, how: str
+) -> None:
+    kind, path = how.split(" ", 1)
+    if path.startswith("link to "):
+        link = tmp_path / "links" / Path(path).name
+        link.parent.mkdir()
+        link.symlink_to(path.removeprefix("link to "))
+        path = str(link)
+    roots = [path] if kind == "root" else [str(workspace)]
+    expansions = [_write(path)] if kind == "write" else []
+    boundary = sb.ExecutionBoundary(writable_roots=roots, expansions=expansions)
+    async with raises_status(*INVALID) as details:
+        await run(server, "touch /etc/maka-escape", workspace, boundary=boundary)
+    assert details["metadata"]["field"] == "boundary"
+    assert f"makes {path}" in details["message"] and "system directory" in details["message"]
+    runs = await server.stub().ListRuns(pb.ListRunsRequest(session_id=SESSION_ID))
+    assert list(runs.runs) == []
+    assert not await asyncio.to_thread(os.path.exists, "/etc/maka-escape")
+
+
+async def test_a_read_only_run_may_still_be_rooted_in_slash(server: Server) -> None:
+    boundary = sb.ExecutionBoundary(profile=sb.PERMISSION_PROFILE_READ_ONLY, writable_roots=["/"])
+    result = await run(server, "ls -d /usr; echo x > /maka-escape", "/", boundary=boundary)
+    assert result.pipes.stdout == "/usr\n" and "Read-only file system" in result.pipes.stderr
+
+
+async def test_shadow_stays_masked_through_a_symlink_to_etc(
+    server: Server, workspace: Path, tmp_path: Path
+) -> None:
+    link = tmp_path / "links" / "etc"
+    link.parent.mkdir()
+    link.symlink_to("/etc")
+    read = sb.FilesystemEntry(path=str(link), access=sb.FILESYSTEM_ACCESS_READ)
+    boundary = sb.ExecutionBoundary(expansions=[sb.BoundaryExpansion(filesystem=[read])])
+    result = await run(
+        server,
+        f"for f in {link}/shadow /etc/shadow; do test -c $f && echo MASKED; done; "
+        f"test -s {link}/passwd && echo PASSWD; cat {link}/shadow",
+        workspace,
+        boundary=boundary,
+    )
+    assert result.pipes.stdout == "MASKED\nMASKED\nPASSWD\n", result.pipes.stderr
+    assert "Permission denied" in result.pipes.stderr  # the empty file: a device it cannot open
+
+
+@pytest.mark.parametrize("access", [sb.FILESYSTEM_ACCESS_WRITE, sb.FILESYSTEM_ACCESS_READ])
+async def test_an_expansion_inside_the_service_s_data_is_left_out_not_fatal(
+    server: Server,
+    workspace: Path,
+    access: sb.FilesystemAccess.ValueType,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    kernel = server.data_dir / "kernel"
+    kernel.mkdir(exist_ok=True)
+    (kernel / "secret").write_text("kernel secret")
+    entry = sb.FilesystemEntry(path=str(kernel), access=access)
+    boundary = sb.ExecutionBoundary(
+        revision=2, expansions=[sb.BoundaryExpansion(filesystem=[entry])]
+    )
+    caplog.set_level("INFO", logger="maka_runtime.resource.core.sandbox.launch")
+    for _ in range(2):  # every later run of the session starts too
+        result = await run(
+            server, f"cat {kernel}/secret; echo x > {kernel}/evil; echo started", workspace,
+            boundary=boundary,
+        )  # fmt: skip
+        assert result.pipes.stdout == "started\n", result.pipes.stderr
+        assert result.status == pb.RUN_STATUS_COMPLETED
+    assert not (kernel / "evil").exists()
+    notes = [r for r in caplog.records if str(kernel) in r.getMessage()]
+    assert len(notes) == 1 and "not bound" in notes[0].getMessage()

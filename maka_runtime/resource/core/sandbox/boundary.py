@@ -173,16 +173,25 @@ def _check_path(path: str, field: str) -> None:
 def default_boundary(session_cwd: str, run_cwd: str) -> ExecutionBoundary:
     """The boundary of a run that carries none: ``workspace-write`` over the session's working
     directory (when the session registered one), and over the run's own ``cwd`` when it lies
-    outside it — unless that is ``/`` or a system directory, which the run may then read but
-    not write."""
-    writable = [session_cwd] if session_cwd else []
+    outside it — unless that is ``/`` or a system directory (by real path), which the run may
+    then read but not write. With nothing left to write, the profile is ``read-only``."""
+    writable: list[str] = []
     readable: list[str] = []
+    paths = [session_cwd] if session_cwd else []
     if run_cwd and not (session_cwd and _within(run_cwd, session_cwd)):
-        system = run_cwd == "/" or any(_within(run_cwd, root) for root in SYSTEM_DIRS)
-        (readable if system else writable).append(run_cwd)
+        paths.append(run_cwd)
+    for path in paths:
+        (readable if _system(path) else writable).append(path)
     return ExecutionBoundary(
-        profile="workspace-write", writable_roots=tuple(writable), readable_roots=tuple(readable)
+        profile="workspace-write" if writable else "read-only",
+        writable_roots=tuple(writable),
+        readable_roots=tuple(readable),
     )
+
+
+def _system(path: str) -> bool:
+    real = os.path.realpath(path)
+    return real == "/" or any(_within(p, root) for p in (path, real) for root in SYSTEM_DIRS)
 
 
 def rooted(request: BashInput, session_cwd: str, fallback_cwd: str) -> BashInput:

@@ -30,6 +30,7 @@ from maka_runtime.resource.core.sandbox.bwrap import (
     bwrap_argv,
     layout,
     roots_inside_masked,
+    system_writes,
 )
 from maka_runtime.resource.core.sandbox.cgroups import (
     CgroupTree,
@@ -59,6 +60,8 @@ _PROLOGUE: Final = (
     'if [ -n "$1" ]; then exec 3<>"$1" 3<&-; fi; shift; '
 )
 _JAILER_SIGNALS: Final = "HUP,INT,QUIT,TERM,TSTP"
+#: Most distinct skipped expansion paths logged (each once).
+_SKIPPED_LOGGED_MAX: Final = 1024
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class Sandbox:
         self._bwrap = bwrap
         self._tree = tree
         self.capabilities = capabilities
+        self._skipped_logged: set[str] = set()
 
     @classmethod
     def open(cls, settings: SandboxSettings) -> Sandbox:
@@ -154,6 +158,9 @@ class Sandbox:
                 f"{self._bwrap.reason}"
             )
         plan = self._layout(boundary, nested=False)  # the roots only: no scan
+        refused = system_writes(plan)
+        if refused:
+            raise InvalidRequestError(refused, field="boundary")
         hidden = roots_inside_masked(plan, self.settings.masked_paths)
         if hidden:
             raise InvalidRequestError(
@@ -204,8 +211,18 @@ class Sandbox:
         plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
         if boundary.sandboxed:
             shape = self._layout(boundary)
+            self._note_skipped(shape.skipped)
             plan._bwrap = bwrap_argv(self._bwrap.path, shape, cwd=request.cwd)
         return plan
+
+    def _note_skipped(self, skipped: tuple[str, ...]) -> None:
+        """Log, once per path (up to a bound), an expansion left out for it lies inside the
+        service's own data."""
+        for path in skipped:
+            if path in self._skipped_logged or len(self._skipped_logged) >= _SKIPPED_LOGGED_MAX:
+                continue
+            self._skipped_logged.add(path)
+            log.info("expansion %s not bound: it lies inside the service's own data", path)
 
 
 def _boundary_of(request: BashInput) -> ExecutionBoundary:
