@@ -354,7 +354,7 @@ class KernelService:
         self._interactions: HostedInteractionAuthority | None = None
         self.kernel: RuntimeKernel | None = None
         self.resources: ResourceLink | None = None
-        self.approvals = SessionApprovals()
+        self.approvals = SessionApprovals(protected=(str(self.config.common.data_dir),))
         self.backends = BackendRegistry()
         self.backends.register(SCRIPTED, scripted_factory)
 

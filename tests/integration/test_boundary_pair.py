@@ -185,6 +185,10 @@ async def test_a_sandbox_refusal_asks_for_what_it_needs_and_the_retry_runs(
     assert refused.profile == sb.PERMISSION_PROFILE_READ_ONLY
     assert not command.HasField("expansion")
     assert widen.expansion == write_grant(workspace)
+    # The request quotes what the output reported; it does not claim the sandbox refused it.
+    assert widen.justification.startswith("the command's output reported ")
+    assert "Read-only file system" in widen.justification
+    assert "sandbox refused" not in widen.justification
     assert retried.exit_code == 0 and (workspace / "made").exists()
     after = await kernel.get_session(session.id)
     assert (after.boundary.revision, list(after.boundary.expansions)) == (1, [])
@@ -248,3 +252,71 @@ async def test_bypass_never_widens_a_declared_need(
     assert result.is_error and not result.run_ref
     assert result.sandbox_failure.required_expansion == write_grant(outside)
     assert not (outside / "x").exists()
+
+
+async def test_writing_slash_or_a_system_directory_is_never_asked_for(
+    kernel: KernelClient, workspace: Path, tmp_path: Path
+) -> None:
+    """``/write /`` and ``/write /etc`` (or a symlink to it) fail unrun; a run whose output
+    reports a read-only ``/foo`` gets ``requires_bypass`` and no request for ``write /``."""
+    session = await kernel.create_session(str(workspace))
+    (tmp_path / "etc-link").symlink_to("/etc")
+    for target in ("/", "/etc", str(tmp_path / "etc-link")):
+        events, asked = await turn(kernel, session.id, f"/write {target} touch {target}/revmark")
+        assert asked == [] and results(events) == []
+        said = "".join(event.text_delta.text for event in every(events, "text_delta"))
+        assert "nothing run" in said and "can never be granted" in said, said
+    events, [command] = await turn(kernel, session.id, "touch /revmark", ALLOW_ONCE)
+    assert not command.HasField("expansion")
+    [result] = results(events)
+    assert result.is_error and result.sandbox_failure.reason == "requires_bypass"
+    assert list(result.sandbox_failure.required_expansion.filesystem) == []
+    assert "can never be granted" in result.sandbox_failure.detail
+    after = await kernel.get_session(session.id)
+    assert (after.boundary.revision, list(after.boundary.expansions)) == (1, [])
+
+
+async def test_a_declared_symlink_is_asked_for_as_its_real_path(
+    kernel: KernelClient, workspace: Path, outside: Path
+) -> None:
+    """A link in the workspace to a directory outside it: the request names the directory
+    (and the link as written), and the grant lets the run write through the link."""
+    real = outside / "real"
+    real.mkdir()
+    (workspace / "link").symlink_to(real)
+    session = await kernel.create_session(str(workspace))
+    events, [request] = await turn(kernel, session.id, "/write link touch link/f", ALLOW_ONCE)
+    assert request.expansion == write_grant(real)
+    assert f"link -> {real}" in request.justification
+    assert results(events)[0].exit_code == 0 and (real / "f").exists()
+
+
+async def test_the_kernel_data_directory_is_never_proposed(
+    pair: Pair, kernel: KernelClient, workspace: Path
+) -> None:
+    session = await kernel.create_session(str(workspace))
+    line = f"{pair.kernel_dir}/kernel/cache: Read-only file system"
+    events, _ = await turn(kernel, session.id, f"echo '{line}'; exit 1", ALLOW_ONCE)
+    [result] = results(events)
+    assert result.sandbox_failure.reason == "requires_bypass"
+    assert "kernel's data directory" in result.sandbox_failure.detail
+    after = await kernel.get_session(session.id)
+    assert after.boundary.revision == 1
+
+
+async def test_a_parent_grant_does_not_cover_git_metadata_so_it_is_asked_for(
+    kernel: KernelClient, workspace: Path, outside: Path
+) -> None:
+    """As the resource service keeps ``.git`` read-only under every writable path, the kernel
+    asks for ``/write .git`` after a session grant of its parent, and allowed, the run writes."""
+    git = outside / "repo" / ".git"
+    git.mkdir(parents=True)
+    (git / "config").write_text("")
+    session = await kernel.create_session(str(workspace))
+    await turn(kernel, session.id, f"/write {outside} true", ALLOW_SESSION)
+    events, [request] = await turn(
+        kernel, session.id, f"/write {git} sh -c 'echo x >> {git}/config'", ALLOW_ONCE
+    )
+    assert request.expansion == write_grant(git)
+    [result] = results(events)
+    assert result.exit_code == 0 and (git / "config").read_text() == "x\n"

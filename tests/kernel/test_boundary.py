@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
+from maka_runtime.kernel.backends.llm.boundary_tool import parse as parse_request
 from maka_runtime.kernel.backends.needs import declared, detected
 from maka_runtime.kernel.core.boundary import (
     INITIAL_REVISION,
@@ -20,6 +21,7 @@ from maka_runtime.kernel.core.boundary import (
     checked,
     covers,
     expansion,
+    missing,
     widened,
 )
 from maka_runtime.kernel.core.recovery import RecoverableStore
@@ -122,7 +124,7 @@ def test_detected_needs_are_read_off_the_sandbox_refusal() -> None:
     refused = "touch: cannot touch '/srv/out/f': Read-only file system\n"
     assert detected(refused, ws(), WS) == (
         (write("/srv/out"),),
-        "touch: cannot touch '/srv/out/f': Read-only file system",
+        "the command's output reported \"touch: cannot touch '/srv/out/f': Read-only file system\"",
     )
     relative = "bash: line 1: out.txt: Read-only file system"
     assert detected(relative, ws("read-only"), WS)[0] == (write(WS),)
@@ -166,3 +168,112 @@ async def test_the_boundary_survives_a_reopen_of_the_sqlite_store(tmp_path: Path
         finally:
             await store.close()
             owner.close()
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/etc", "/etc/cron.d", "/sys/fs/cgroup", "/proc/1", "/dev/shm", "/usr/local",
+             "/bin", "/sbin", "/lib", "/lib64", "/libx32/x", "/boot", "/run/user", "/tmp/../etc"],
+)  # fmt: skip
+def test_writing_slash_or_a_system_directory_can_never_be_granted(path: str) -> None:
+    with pytest.raises(BoundaryError, match="can never be granted"):
+        expansion((Grant(path=path),))
+    with pytest.raises(BoundaryError, match="danger-full-access"):
+        declared(f"/write {path} touch x", WS)
+    assert expansion((Grant(path=path, access="read"),))  # reading is another matter
+
+
+def test_a_detected_need_for_slash_or_a_system_directory_is_not_proposed() -> None:
+    for line in (
+        "touch: cannot touch '/foo': Read-only file system",
+        "touch: cannot touch '/etc/revmark': Read-only file system",
+    ):
+        need, detail = detected(line, ws(), WS)
+        assert need == ()
+        assert line in detail and "can never be granted" in detail
+
+
+def test_paths_with_control_characters_are_refused() -> None:
+    for bad in ("/srv/a\nb", "/srv/\x01", "/srv/\x1b[2K", "/srv/\x7f", "/srv/\x85", "/srv/\r"):
+        with pytest.raises(BoundaryError, match="control characters"):
+            expansion((Grant(path=bad),))
+        with pytest.raises(BoundaryError, match="control characters"):
+            checked((write(bad),))
+    assert expansion((Grant(path="/srv/caf\u00e9 d"),)) == (write("/srv/caf\u00e9 d"),)
+
+
+def test_declared_and_detected_paths_are_resolved(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    wanted = declared("/write link/out touch link/out/f", str(tmp_path))
+    assert wanted.need == (write(f"{real}/out"),)
+    assert wanted.resolved == f"link/out -> {real}/out"
+    assert declared(f"/write {real} x", str(tmp_path)).resolved == ""
+    (tmp_path / "etc").symlink_to("/etc")
+    with pytest.raises(BoundaryError, match="/etc can never be granted"):
+        declared(f"/write {tmp_path}/etc touch {tmp_path}/etc/x", WS)
+    line = f"touch: cannot touch '{tmp_path}/link/f': Read-only file system"
+    assert detected(line, ws(), WS)[0] == (write(str(real)),)
+    assert (
+        detected("touch: cannot touch 'etc/x': Read-only file system", ws(), str(tmp_path))[0] == ()
+    )
+
+
+def test_a_tilde_path_is_refused_for_it_is_not_expanded() -> None:
+    for text in ("/write ~/x touch ~/x/y", "/write ~ true", "/write ~other/x true"):
+        with pytest.raises(BoundaryError, match="'~' is not expanded"):
+            declared(text, WS)
+
+
+def test_the_kernel_data_directory_can_never_be_granted(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "kernel").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(data)
+    for path in (data, data / "kernel", tmp_path / "alias" / "kernel"):
+        with pytest.raises(BoundaryError, match="kernel's data directory"):
+            declared(f"/write {path} true", WS, (str(data),))
+    assert declared(f"/write {tmp_path} true", WS, (str(data),)).need == (write(str(tmp_path)),)
+    line = f"{data}/kernel/cache: Read-only file system"
+    need, detail = detected(line, ws(), WS, (str(data),))
+    assert need == () and "kernel's data directory" in detail
+    assert detected(line, ws(), WS)[0] == (write(f"{data}/kernel"),)  # not protected: proposed
+
+
+def test_a_detected_need_quotes_the_output_and_does_not_say_the_sandbox_refused_it() -> None:
+    line = "cp: cannot create regular file '/srv/k/a': Read-only file system"
+    need, detail = detected(f"noise\n{line}\n", ws(), WS)
+    assert need == (write("/srv/k"),)
+    assert detail == f"the command's output reported {line!r}"
+    assert "sandbox" not in detail
+    covered = dataclasses.replace(ws(), expansions=((write("/srv/k"),),))
+    assert detected(line, covered, WS) == ((), "")  # covered: the output proves nothing
+
+
+def test_a_write_grant_covers_protected_metadata_only_when_it_names_it() -> None:
+    repo = "/srv/repo"
+    parent = dataclasses.replace(ws(), expansions=((write(repo),),))
+    assert covers(parent, (write(f"{repo}/src"),))
+    for meta in (f"{repo}/.git", f"{repo}/.git/config", f"{repo}/sub/.maka/x"):
+        assert not covers(parent, (write(meta),)), meta
+        assert covers(parent, (Grant(path=meta, access="read").token,))
+    asked = missing(parent, (write(f"{repo}/.git"),))
+    assert asked == (write(f"{repo}/.git"),)
+    after = widened(parent, asked)
+    assert after.revision == parent.revision + 1
+    assert covers(after, (write(f"{repo}/.git/config"),))
+    assert not covers(after, (write(f"{repo}/.maka"),))
+
+
+def test_the_model_request_names_real_paths_and_shows_controls_in_its_justification(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "link").symlink_to(tmp_path)
+    need, why = parse_request(
+        {"paths": [{"path": f"{tmp_path}/link/x"}], "justification": "ok\r\x1b[2K\nfake\u202e"}
+    )
+    assert need == (write(f"{tmp_path}/x"),)
+    assert why == "ok\\u000d\\u001b[2K\\u000afake\\u202e"
+    assert why.isprintable()
+    for path in ("/", "/etc", "~/x", "/srv/a\nb", "relative"):
+        with pytest.raises(BoundaryError):
+            parse_request({"paths": [{"path": path}], "justification": "why"})

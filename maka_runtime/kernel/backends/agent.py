@@ -409,8 +409,9 @@ class BashTool(BoundaryGate):
         text = f"{output}{separator}[{status}]"
         result = self._result(input, call, text, run=run, error=True)
         if run.status in ("completed", "failed"):
-            need, line = detected(run.output, self.boundary, call.cwd or input.header.cwd)
-            self.last = refused(self.last, need, line) if need else self.last
+            cwd, protected = call.cwd or input.header.cwd, self.approvals.protected
+            need, detail = detected(run.output, self.boundary, cwd, protected)
+            self.last = refused(self.last, need, detail) if detail else self.last
         return self.last.result if self.last is not None else result
 
     def _result(

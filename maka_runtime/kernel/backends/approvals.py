@@ -47,7 +47,9 @@ class SessionApprovals:
     copy a turn has seen, for a turn that widened it to use on its next call).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, protected: tuple[str, ...] = ()) -> None:
+        #: Directories no expansion may name (the kernel's data directory).
+        self.protected = protected
         self._allowed: dict[str, set[str]] = {}
         self._boundaries: dict[str, Boundary] = {}
 

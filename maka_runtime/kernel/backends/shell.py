@@ -16,8 +16,9 @@ allows that exact command line for the rest of the session; ``bypass`` runs at o
 Every run carries the session's execution boundary. ``/net CMD`` and ``/write PATH CMD``
 declare what CMD needs beyond it (see :mod:`maka_runtime.kernel.backends.needs`): the request names
 the expansion, ``allow_once`` grants it to this run, ``allow_session`` adds it to the session's
-boundary. A command the sandbox refused (a read-only path, no network) is asked about once
-more, naming what it needs, and run again if allowed.
+boundary. A command whose output reports a path read-only or no network, for what the
+boundary does not cover, is asked about once more, naming what it would need and quoting the
+line, and run again if allowed.
 
 Messages sent into a running turn are further commands: they run, in order, after the current
 one (each is a step). An ``after_step`` stop lets the running command finish; an ``immediate``
@@ -43,7 +44,7 @@ from maka_runtime.kernel.backends.agent import (
     TurnControl,
     program_of,
 )
-from maka_runtime.kernel.backends.needs import declared
+from maka_runtime.kernel.backends.needs import Declared, declared
 from maka_runtime.kernel.core.backend import (
     BackendSendInput,
 )
@@ -151,7 +152,7 @@ class ShellBackend(ControlledBackend):
             turn_id=input.turn_id, message_id=f"{input.turn_id}-msg-{step}", text=text
         )
         try:
-            wanted = declared(command, input.header.cwd)
+            wanted = declared(command, input.header.cwd, self.bash.approvals.protected)
         except BoundaryError as error:
             yield say(f"nothing run: {error}")
             return
@@ -167,7 +168,7 @@ class ShellBackend(ControlledBackend):
             timeout_ms=None if background else timeout_ms,
             reason="the shell backend runs the turn's command",
             need=wanted.need,
-            justification="declared with the command" if wanted.need else "",
+            justification=_declared_why(wanted),
         )
         async for event in self.bash.run(input, call):
             yield event
@@ -200,8 +201,16 @@ class ShellBackend(ControlledBackend):
             call,
             call_id=f"{call.call_id}-retry",
             need=result.required_expansion,
-            justification=f"the sandbox refused it: {result.failure_detail}",
+            justification=result.failure_detail,
         )
+
+
+def _declared_why(wanted: Declared) -> str:
+    """The justification of a declared need, naming the paths as written when they resolved
+    to other ones."""
+    if not wanted.need:
+        return ""
+    return "declared with the command" + (f" ({wanted.resolved})" if wanted.resolved else "")
 
 
 def shell_factory(

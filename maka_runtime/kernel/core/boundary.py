@@ -10,12 +10,23 @@ What a profile covers without expansions (:func:`covers`): ``danger-full-access`
 ``workspace-write`` reading and writing inside the workspace root (except its protected
 metadata, ``.git`` and ``.maka``); ``read-only`` reading inside the workspace root. (A run's
 ``/tmp`` is private to it: a path under the host's ``/tmp`` is not covered.) A need is
-*covered* when every one of its tokens is.
+*covered* when every one of its tokens is. A write grant covers protected metadata below it
+only when it names a path in that metadata itself (``write .git``), as the resource service
+re-binds metadata read-only under every writable path and reopens only what a write
+expansion names inside it.
+
+What can never be granted (:func:`expansion` refuses it, so nothing proposes, asks for or
+stores it): writing ``/`` or a path that is, or lies inside, a system directory
+(:data:`SYSTEM_DIRS`) — only a ``danger-full-access`` session writes there — and any access to
+the kernel's own data directory (:func:`outside`). Paths may hold no control characters.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal, TypeAlias
 
@@ -33,6 +44,14 @@ MAX_PATH_BYTES: Final = 4095
 #: At most this many expansions per session (the resource service refuses more).
 MAX_EXPANSIONS: Final = 256
 PROTECTED: Final = (".git", ".maka")
+#: The failure reason of a command whose need can never be granted (``/``, a system
+#: directory, the kernel's data directory): not recoverable by any approval.
+REQUIRES_BYPASS: Final = "requires_bypass"
+#: Directories no expansion may make writable (nor ``/``); ``lib*`` is every top-level
+#: directory whose name starts with ``lib``.
+SYSTEM_DIRS: Final = ("/proc", "/sys", "/dev", "/etc", "/usr", "/bin", "/sbin", "/lib*", "/boot",
+                      "/run")  # fmt: skip
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 Expansion: TypeAlias = tuple[str, ...]
 
@@ -66,10 +85,55 @@ def entry(token: str) -> Grant | None:
 
 
 def check_path(path: str) -> str:
-    """*path*, normalized; refused unless absolute, without NUL and at most 4095 bytes."""
-    if not path.startswith("/") or "\0" in path or len(path.encode()) > MAX_PATH_BYTES:
-        raise BoundaryError(f"path must be absolute, without NUL, at most {MAX_PATH_BYTES} bytes")
+    """*path*, normalized; refused unless absolute, without control characters (C0, DEL, C1:
+    newlines and NUL too) and at most 4095 bytes."""
+    if path.startswith("~"):
+        raise BoundaryError(f"{path!r}: '~' is not expanded; give the path in full")
+    if not path.startswith("/") or _CONTROL.search(path) or len(path.encode()) > MAX_PATH_BYTES:
+        raise BoundaryError(
+            f"path {path!r} must be absolute, without control characters, at most "
+            f"{MAX_PATH_BYTES} bytes"
+        )
     return posixpath.normpath(path).replace("//", "/")
+
+
+def system_dir(path: str) -> bool:
+    """Whether *path* (absolute, normalized) is ``/`` or is, or lies inside, a system
+    directory (:data:`SYSTEM_DIRS`)."""
+    top = path.strip("/").split("/")[0]
+    return not top or top.startswith("lib") or f"/{top}" in SYSTEM_DIRS
+
+
+def never_granted(path: str) -> str:
+    """Why writing *path* can never be granted (a sentence), for messages."""
+    return (
+        f"writing {path} can never be granted: it is / or lies inside a system directory "
+        "(only a danger-full-access session, which runs without a sandbox, writes there)"
+    )
+
+
+def resolve(path: str, cwd: str) -> str:
+    """*path* as it really is: taken from *cwd* when relative, ``..`` and symlinks resolved
+    (:class:`BoundaryError` for a ``~`` path, which is not expanded, or a malformed one)."""
+    if path.startswith("~"):
+        raise BoundaryError(f"{path!r}: '~' is not expanded; give the path in full")
+    return os.path.realpath(check_path(posixpath.join(cwd, path)))
+
+
+def outside(need: Expansion, protected: Sequence[str]) -> None:
+    """Refuse (:class:`BoundaryError`) a *need* naming a path that is, or lies inside, one of
+    the *protected* directories (the kernel's data directory), symlinks resolved."""
+    for token in need:
+        grant = entry(token)
+        if grant is None:
+            continue
+        real = os.path.realpath(grant.path)
+        for directory in protected:
+            if _under(real, os.path.realpath(directory)):
+                raise BoundaryError(
+                    f"{grant.path} can never be granted: it lies inside the kernel's data "
+                    "directory, which holds its state and credentials"
+                )
 
 
 def expansion(grants: tuple[Grant, ...] = (), network: bool = False) -> Expansion:
@@ -78,7 +142,11 @@ def expansion(grants: tuple[Grant, ...] = (), network: bool = False) -> Expansio
         raise BoundaryError("an expansion names at least one path or the network")
     if len(grants) > MAX_ENTRIES:
         raise BoundaryError(f"an expansion has at most {MAX_ENTRIES} entries")
-    tokens = {replace(grant, path=check_path(grant.path)).token for grant in grants}
+    grants = tuple(replace(grant, path=check_path(grant.path)) for grant in grants)
+    for grant in grants:
+        if grant.access == "write" and system_dir(grant.path):
+            raise BoundaryError(never_granted(grant.path))
+    tokens = {grant.token for grant in grants}
     return tuple(sorted(tokens)) + ((NETWORK,) if network else ())
 
 
@@ -127,7 +195,10 @@ def _by_grant(granted: Grant, need: Grant) -> bool:
         return False
     if granted.match == "exact":
         return need.path == granted.path and need.match == "exact"
-    return _under(need.path, granted.path)
+    if not _under(need.path, granted.path):
+        return False
+    # Protected metadata below a write grant stays read-only unless a grant names it.
+    return need.access == "read" or not _protected(need.path, granted.path)
 
 
 def _token_covered(boundary: Boundary, token: str) -> bool:

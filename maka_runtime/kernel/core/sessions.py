@@ -35,6 +35,7 @@ from maka_runtime.kernel.core.validation import (
     check_backend_options,
     check_labels,
     check_length,
+    check_not_system,
     check_outside,
 )
 
@@ -204,6 +205,7 @@ def _check_path(field_name: str, path: str) -> str:
 
 def _check_workspace_root(path: str, protected: Sequence[str]) -> str:
     workspace_root = _check_path("workspace_root", path)
+    check_not_system("workspace_root", workspace_root)
     check_outside("workspace_root", workspace_root, protected)
     if not os.path.isdir(workspace_root):
         problem = "is not a directory" if os.path.exists(workspace_root) else "does not exist"

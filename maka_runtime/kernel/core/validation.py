@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from maka_runtime.kernel.core.boundary import system_dir
 from maka_runtime.kernel.core.errors import InvalidRequestError
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -97,9 +98,23 @@ def check_outside(field: str, path: str, protected: Sequence[str]) -> None:
             )
             raise InvalidRequestError(
                 field,
-                f"{path!r} {where} the kernel's data directory {guarded!r}, which holds its "
-                "credentials; choose a directory outside it",
+                f"{path!r} {where} the kernel's data directory, which holds its credentials; "
+                "choose a directory outside it",
             )
+
+
+def check_not_system(field: str, path: str) -> None:
+    """Refuse *path* when, symlinks resolved, it is ``/`` or is, or lies inside, a system
+    directory (:data:`~maka_runtime.kernel.core.boundary.SYSTEM_DIRS`): a workspace is
+    writable, and no session may write there."""
+    resolved = os.path.realpath(path)
+    if system_dir(resolved):
+        shown = "" if resolved == path else f" (resolves to {resolved!r})"
+        raise InvalidRequestError(
+            field,
+            f"{path!r}{shown} is / or lies inside a system directory, which no session may "
+            "write; choose a directory of your own",
+        )
 
 
 def utf8_size(value: str) -> int:

@@ -8,6 +8,7 @@ of a session stored before the rule takes no new ``cwd``: ``INVALID_ARGUMENT`` w
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import grpc
@@ -18,13 +19,15 @@ from maka_runtime.kernel.core.session import SessionHeader
 from .conftest import Server, database, failure, reason
 
 
-async def _refused(call: object, data_dir: Path) -> None:
+async def _refused(call: object, data_dir: Path, root: Path) -> None:
     error = await failure(call)
     code, why, metadata = reason(error)
     assert (code, why) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"), error.details()
     assert metadata.get("field") == "workspace_root", error.details()
     assert "data directory" in (error.details() or "")
-    assert str(data_dir.resolve()) in (error.details() or "")  # noqa: ASYNC240
+    # The data directory is named, never its path (a token principal must not learn it).
+    said = (error.details() or "").replace(os.path.normpath(root), "")  # noqa: ASYNC240
+    assert str(data_dir.resolve()) not in said  # noqa: ASYNC240
 
 
 async def test_a_workspace_overlapping_the_data_dir_is_refused(server: Server) -> None:
@@ -37,7 +40,7 @@ async def test_a_workspace_overlapping_the_data_dir_is_refused(server: Server) -
     before = await database(server)
     for root in (data_dir, data_dir.parent, inside, link, Path(f"{data_dir}/../{data_dir.name}")):
         await _refused(
-            stub.CreateSession(pb.CreateSessionRequest(workspace_root=str(root))), data_dir
+            stub.CreateSession(pb.CreateSessionRequest(workspace_root=str(root))), data_dir, root
         )
     assert await database(server) == before
     # A sibling that merely shares a name prefix is fine.
@@ -60,6 +63,25 @@ async def test_a_stored_session_over_the_data_dir_takes_no_new_cwd(server: Serve
     )
     await server.kernel._deps.store.create(header)
     update = pb.UpdateSessionRequest(session_id="old", cwd=str(data_dir))
-    await _refused(stub.UpdateSession(update), data_dir)
+    await _refused(stub.UpdateSession(update), data_dir, data_dir.parent)
     renamed = await stub.UpdateSession(pb.UpdateSessionRequest(session_id="old", name="kept"))
     assert renamed.session.name == "kept"
+
+
+async def test_a_workspace_in_a_system_directory_is_refused(server: Server, tmp_path: Path) -> None:
+    """A workspace is writable: ``/`` and the system directories (or a symlink to one) never
+    are, whatever the permission mode."""
+    stub = server.stub()
+    link = tmp_path / "etc-link"
+    link.symlink_to("/etc")
+    before = await database(server)
+    for root in ("/", "/etc", "/sys/fs/cgroup", "/proc/self", "/usr/lib", str(link)):
+        request = pb.CreateSessionRequest(
+            workspace_root=root, permission_mode=pb.PERMISSION_MODE_BYPASS
+        )
+        error = await failure(stub.CreateSession(request))
+        code, why, metadata = reason(error)
+        assert (code, why) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_REQUEST"), root
+        assert metadata.get("field") == "workspace_root", error.details()
+        assert "system directory" in (error.details() or ""), error.details()
+    assert await database(server) == before

@@ -59,9 +59,10 @@ def make_llm_harness(
     *,
     host: ToolHost | None = None,
     answer_timeout: float | None = None,
+    protected: tuple[str, ...] = (),
 ) -> LlmHarness:
     backends = BackendRegistry()
-    backends.register(KIND, llm_factory(connections, host, SessionApprovals()))
+    backends.register(KIND, llm_factory(connections, host, SessionApprovals(protected)))
     base = build_harness(store, backends, answer_timeout=answer_timeout, tool_host=host)
     return LlmHarness(
         base.kernel, store, base.interactions, base.messages, base.timers, dict(connections)

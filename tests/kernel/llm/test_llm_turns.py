@@ -10,6 +10,7 @@ import asyncio
 import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from maka_runtime.kernel.core.log.events import (
     AssistantMessage,
     Complete,
     ErrorEvent,
+    SandboxBoundaryRequest,
     TextDelta,
     ToolCall,
     ToolResult,
@@ -527,3 +529,33 @@ async def test_a_broken_stream_is_llm_failed(
     assert error.code == "llm_failed"
     assert expected in error.message
     assert last(events, TurnState).status == "failed"
+
+
+async def test_request_sandbox_boundary_never_asks_for_what_can_never_be_granted(
+    chat: ChatServer, tmp_path: Path
+) -> None:
+    """``/``, a system directory and the kernel's data directory are tool errors, unasked."""
+    data = tmp_path / "data"
+    data.mkdir()
+    calls = [
+        (
+            f"call_{i}",
+            "request_sandbox_boundary",
+            json.dumps({"paths": [{"path": path}], "justification": "x"}),
+        )
+        for i, path in enumerate(("/", "/etc/cron.d", f"{data}/kernel"))
+    ]
+    chat.reply(tool_reply(*calls), text_reply("Understood."))
+    h = make_llm_harness(MemorySessionStore(), {"local": connection(chat)}, protected=(str(data),))
+    try:
+        session = await h.llm_session()
+        events = [e async for e in h.kernel.start_turn(session.id, "t1", text="widen")]
+        assert last(events, TurnState).status == "completed"
+        assert of_type(events, SandboxBoundaryRequest) == []
+        root, etc, own = of_type(events, ToolResult)
+        assert all(result.is_error for result in (root, etc, own))
+        assert "writing / can never be granted" in root.output
+        assert "writing /etc/cron.d can never be granted" in etc.output
+        assert "kernel's data directory" in own.output
+    finally:
+        await h.close()

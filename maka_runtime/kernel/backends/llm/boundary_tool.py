@@ -21,9 +21,12 @@ from maka_runtime.kernel.core.boundary import (
     BoundaryError,
     Expansion,
     Grant,
+    check_path,
     describe,
     expansion,
     missing,
+    outside,
+    resolve,
 )
 from maka_runtime.kernel.core.log.events import BackendEvent, SandboxBoundaryRequest, ToolResult
 
@@ -65,6 +68,12 @@ SPEC: dict[str, Any] = {
 }
 
 
+def visible(text: str) -> str:
+    """*text* with every character that is not printable (controls and newlines, format and
+    bidirectional marks; a space stays) written as a visible ``\\uXXXX`` escape."""
+    return "".join(c if c == " " or c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+
+
 def parse(args: dict[str, Any]) -> tuple[Expansion, str]:
     """The expansion and justification a call asks for (:class:`BoundaryError` says what is
     wrong with them)."""
@@ -73,6 +82,7 @@ def parse(args: dict[str, Any]) -> tuple[Expansion, str]:
         raise BoundaryError('"justification" must be a non-empty string')
     if len(justification.encode()) > MAX_JUSTIFICATION:
         raise BoundaryError(f'"justification" is at most {MAX_JUSTIFICATION} bytes')
+    justification = visible(justification.strip())
     paths = args.get("paths") or []
     network = args.get("network") or False
     if not isinstance(paths, list) or not isinstance(network, bool):
@@ -84,8 +94,10 @@ def parse(args: dict[str, Any]) -> tuple[Expansion, str]:
         access, match = item.get("access", "write"), item.get("match", "subtree")
         if access not in ("read", "write") or match not in ("exact", "subtree"):
             raise BoundaryError('"access" is read or write, "match" exact or subtree')
-        grants.append(Grant(path=item["path"], access=access, match=match))
-    return expansion(tuple(grants), network), justification.strip()
+        grants.append(
+            Grant(path=resolve(check_path(item["path"]), "/"), access=access, match=match)
+        )
+    return expansion(tuple(grants), network), justification
 
 
 class BoundaryTool:
@@ -103,6 +115,11 @@ class BoundaryTool:
         approvals, session_id = self.bash.approvals, input.session_id
         boundary = approvals.boundary(session_id, input.header.boundary)
         need = missing(boundary, need)
+        try:
+            outside(need, approvals.protected)
+        except BoundaryError as error:
+            yield self._result(input, call_id, f"not granted: {error}", boundary, error=True)
+            return
         if not need:
             yield self._result(input, call_id, "granted: the boundary already covers it", boundary)
             return

@@ -925,7 +925,9 @@ class SandboxFailure(_message.Message):
     DETAIL_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
     """A stable lower-case reason: "sandbox_boundary_required" (recoverable: approving
-    required_expansion lets a retry run).
+    required_expansion lets a retry run) or "requires_bypass" (what the command needs can
+    never be granted — writing / or a system directory, the kernel's data directory — so
+    required_expansion is empty and only a danger-full-access session could run it).
     """
     detail: _builtins.str
     """What the kernel saw: the declaration, or the sandbox's refusal (e.g. "Read-only file

@@ -1711,7 +1711,9 @@ func (x *ToolResult) GetSandboxFailure() *SandboxFailure {
 type SandboxFailure struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// A stable lower-case reason: "sandbox_boundary_required" (recoverable: approving
-	// required_expansion lets a retry run).
+	// required_expansion lets a retry run) or "requires_bypass" (what the command needs can
+	// never be granted — writing / or a system directory, the kernel's data directory — so
+	// required_expansion is empty and only a danger-full-access session could run it).
 	Reason string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
 	// The smallest expansion that would let the command run (what a request_sandbox_boundary
 	// call or the next sandbox-boundary request asks for).

@@ -5,7 +5,9 @@ import type { BoundaryExpansion as _maka_resource_v1_BoundaryExpansion, Boundary
 export interface SandboxFailure {
     /**
      * A stable lower-case reason: "sandbox_boundary_required" (recoverable: approving
-     * required_expansion lets a retry run).
+     * required_expansion lets a retry run) or "requires_bypass" (what the command needs can
+     * never be granted — writing / or a system directory, the kernel's data directory — so
+     * required_expansion is empty and only a danger-full-access session could run it).
      */
     'reason'?: (string);
     /**
@@ -25,7 +27,9 @@ export interface SandboxFailure {
 export interface SandboxFailure__Output {
     /**
      * A stable lower-case reason: "sandbox_boundary_required" (recoverable: approving
-     * required_expansion lets a retry run).
+     * required_expansion lets a retry run) or "requires_bypass" (what the command needs can
+     * never be granted — writing / or a system directory, the kernel's data directory — so
+     * required_expansion is empty and only a danger-full-access session could run it).
      */
     'reason': (string);
     /**
