@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from maka_runtime_client.cli.events import describe_entry
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as kpb
+from maka_runtime_proto.resource.v1 import sandbox_pb2 as sb
 
 from tests.cli.conftest import Maka, finish
 
@@ -124,3 +127,14 @@ def test_interrupt_naming_a_turn_not_started_yet_aborts_it_when_it_starts(maka: 
     assert (result.returncode, result.stdout) == (130, "turn aborted by cli\n"), result
     assert "never" not in result.stdout
     assert "no turn was running" in maka.ok("interrupt", sid, "--turn", "early1")
+
+
+def test_a_result_names_the_once_only_expansion_its_run_carried() -> None:
+    once = sb.BoundaryExpansion(
+        filesystem=[sb.FilesystemEntry(path="/srv/out", access=sb.FILESYSTEM_ACCESS_WRITE)]
+    )
+    result = kpb.ToolResult(tool_call_id="c1", run_ref="r1", exit_code=0, once_expansion=once)
+    text, _ = describe_entry(kpb.SessionEvent(tool_result=result))
+    assert text.splitlines()[-1] == "allowed once: write /srv/out (and below)"
+    plain, _ = describe_entry(kpb.SessionEvent(tool_result=kpb.ToolResult(tool_call_id="c2")))
+    assert "allowed once" not in plain

@@ -56,6 +56,8 @@ def _tool_result(event: pb.SessionEvent) -> tuple[str, str]:
     if result.HasField("sandbox_failure"):
         failure = result.sandbox_failure
         text += f"\n{failure.reason}: needs {expansion_text(failure.required_expansion)}"
+    if result.HasField("once_expansion"):
+        text += f"\nallowed once: {expansion_text(result.once_expansion)}"
     return text, "red" if result.is_error else "green"
 
 
