@@ -119,7 +119,7 @@ async def test_an_allow_session_answer_on_record_has_its_widening_even_if_the_ke
     dying = DiesAfterResolving(store)
     backends = BackendRegistry()
     backends.register(SHELL, shell_factory(None, SessionApprovals()))
-    harness = build_harness(dying, backends)  # type: ignore[arg-type]
+    harness = build_harness(dying, backends)
     session = await harness.session(backend=SHELL, workspace_root=str(tmp_path))
     stream = harness.kernel.start_turn(session.id, "t1", text="/write /srv/out touch /srv/out/a")
     request = only(
