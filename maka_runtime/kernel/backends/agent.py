@@ -307,7 +307,6 @@ class BashTool(BoundaryGate):
         """
         self.last = None
         self._output = None
-        self.carried = ()
         turn_id = input.turn_id
         yield ToolCall(turn_id=turn_id, tool_call_id=call.call_id, name="bash", input=call.command)
         async with contextlib.aclosing(self._gate(input, call)) as gate:
