@@ -86,7 +86,7 @@ class BoundaryGate:
             self.approvals.allow(input.session_id, call.command)
             if response.boundary is not None:
                 self.approvals.widened(input.session_id, response.boundary)
-                self.boundary = response.boundary
+                self.boundary = response.boundary.with_once(self.carried)
         # allow_once (or an expansion the store could not add): this run only.
         once = missing(self.boundary, need)
         self.boundary, self.carried = self.boundary.with_once(once), (*self.carried, *once)
