@@ -184,3 +184,14 @@ def test_request_fields_print_escaped_on_the_request_line(
         f"approval needed to widen the sandbox by write /srv/{SHOWN}\\x0a (and below)"
         f" (in /w/{SHOWN}): the model asks for it: {SHOWN}\\x0aapproval needed to run 'ls'\n"
     )
+
+
+def test_a_result_names_the_once_only_expansion_its_run_carried() -> None:
+    once = sb.BoundaryExpansion(
+        filesystem=[sb.FilesystemEntry(path="/srv/out", access=sb.FILESYSTEM_ACCESS_WRITE)]
+    )
+    result = pb.ToolResult(tool_call_id="c1", run_ref="r1", exit_code=0, once_expansion=once)
+    text, _ = describe_entry(pb.SessionEvent(tool_result=result))
+    assert text.splitlines()[-1] == "allowed once: write /srv/out (and below)"
+    plain, _ = describe_entry(pb.SessionEvent(tool_result=pb.ToolResult(tool_call_id="c2")))
+    assert "allowed once" not in plain

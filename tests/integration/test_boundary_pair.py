@@ -99,6 +99,7 @@ async def test_allow_once_widens_the_boundary_for_that_run_only(
     [result] = results(events)
     assert (result.is_error, result.exit_code, result.boundary_revision) == (False, 0, 1)
     assert result.profile == sb.PERMISSION_PROFILE_WORKSPACE_WRITE
+    assert result.once_expansion == request.expansion  # what the run carried, on its record
     assert (outside / "once").exists()
     run = await resource.get_run(session.id, result.run_ref)
     assert run.sandbox.boundary_revision == 1
@@ -107,6 +108,7 @@ async def test_allow_once_widens_the_boundary_for_that_run_only(
     events, _ = await turn(kernel, session.id, f"touch {outside}/next", ALLOW_ONCE)
     [result] = results(events)
     assert result.is_error and result.exit_code != 0
+    assert not result.HasField("once_expansion")
     assert not (outside / "next").exists()
     after = await kernel.get_session(session.id)
     assert (after.boundary.revision, list(after.boundary.expansions)) == (1, [])
@@ -190,6 +192,8 @@ async def test_a_sandbox_refusal_asks_for_what_it_needs_and_the_retry_runs(
     assert "Read-only file system" in widen.justification
     assert "sandbox refused" not in widen.justification
     assert retried.exit_code == 0 and (workspace / "made").exists()
+    assert not refused.HasField("once_expansion")
+    assert retried.once_expansion == widen.expansion  # the retry's record names its grant
     after = await kernel.get_session(session.id)
     assert (after.boundary.revision, list(after.boundary.expansions)) == (1, [])
 

@@ -14,6 +14,7 @@ from maka_runtime.kernel.backends.llm.boundary_tool import parse as parse_reques
 from maka_runtime.kernel.backends.needs import declared, detected
 from maka_runtime.kernel.core.boundary import (
     INITIAL_REVISION,
+    MAX_EXPANSIONS,
     NETWORK,
     Boundary,
     BoundaryError,
@@ -24,7 +25,9 @@ from maka_runtime.kernel.core.boundary import (
     missing,
     widened,
 )
+from maka_runtime.kernel.core.log.events import SandboxBoundaryRequest
 from maka_runtime.kernel.core.recovery import RecoverableStore
+from maka_runtime.kernel.core.store import InteractionRecord, Resolution
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 from .fakes import spec_header
@@ -277,3 +280,42 @@ def test_the_model_request_names_real_paths_and_shows_controls_in_its_justificat
     for path in ("/", "/etc", "~/x", "/srv/a\nb", "relative"):
         with pytest.raises(BoundaryError):
             parse_request({"paths": [{"path": path}], "justification": "why"})
+
+
+async def test_an_allow_session_answer_widens_the_boundary_in_its_own_transaction(
+    store: RecoverableStore,
+) -> None:
+    full = tuple((write(f"/srv/{n}"),) for n in range(MAX_EXPANSIONS - 1))
+    await store.create(dataclasses.replace(spec_header("s1"), workspace_root=WS, expansions=full))
+    for request_id in ("grant", "again", "past"):
+        request = SandboxBoundaryRequest(
+            turn_id="t1", request_id=request_id, command="", expansion=(write("/srv/new"),)
+        )
+        if request_id == "past":
+            request = dataclasses.replace(request, expansion=(NETWORK,))
+        await store.put_interaction(
+            InteractionRecord(
+                session_id="s1",
+                request_id=request_id,
+                turn_id="t1",
+                run_id="run-1",
+                kind="sandbox_boundary",
+                request=request,
+            )
+        )
+        allow = Resolution(status="answered", decision="allow_session", widen=request.expansion)
+        record = await store.resolve_interaction("s1", request_id, allow, 7)
+        assert await store.get_interaction("s1", request_id) == record
+        header = await store.read_header("s1")
+        if request_id == "grant":
+            assert (record.settlement, record.widened_revision) == ("widened", 2)
+            assert (header.boundary_revision, header.expansions[-1]) == (2, (write("/srv/new"),))
+        elif request_id == "again":  # covered already: no new revision
+            assert (record.settlement, record.widened_revision, header.boundary_revision) == (
+                "covered",
+                0,
+                2,
+            )
+        else:  # past the bound: the answer is on record, saying why nothing was widened
+            assert record.status == "answered" and "at most" in record.settlement
+            assert (record.widened_revision, header.boundary_revision) == (0, 2)

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from maka_runtime.common.storage_root import resolve_storage_root, try_acquire_root_owner
-from maka_runtime.kernel.core import InteractionAlreadyResolvedError
+from maka_runtime.kernel.backends.agent import SessionApprovals
+from maka_runtime.kernel.backends.shell import KIND as SHELL
+from maka_runtime.kernel.backends.shell import shell_factory
+from maka_runtime.kernel.core import BackendRegistry, InteractionAlreadyResolvedError
 from maka_runtime.kernel.core.log.events import InteractionResolved, SandboxBoundaryRequest
 from maka_runtime.kernel.core.recovery import recover_interrupted
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 from tests.support.typed import only
 
-from .harness import kinds, make_harness
+from .harness import build_harness, kinds, make_harness
 from .test_kernel_turns import events_until
 
 
@@ -82,6 +87,67 @@ async def test_sweep_after_a_dead_kernel_interrupts_turns_and_closes_requests(
             assert log.count("system_note:session_resume") == 1
         finally:
             await restarted.close()
+    finally:
+        await store.close()
+        owner.close()
+
+
+class DiesAfterResolving:
+    """A SQLite store whose process "dies" the moment an answer is on record: the call that
+    recorded it never returns, and nothing after it reaches the database."""
+
+    def __init__(self, store: SqliteSessionStore) -> None:
+        self._store = store
+        self.resolved = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def resolve_interaction(self, *args: Any, **kwargs: Any) -> Any:
+        await self._store.resolve_interaction(*args, **kwargs)
+        self.resolved.set()
+        await asyncio.get_running_loop().create_future()  # the process is gone
+
+
+async def test_an_allow_session_answer_on_record_has_its_widening_even_if_the_kernel_dies_next(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = resolve_storage_root(tmp_path / "root", "kernel")
+    owner = try_acquire_root_owner(root)
+    assert owner is not None
+    store = await SqliteSessionStore.open(owner.lease)
+    dying = DiesAfterResolving(store)
+    backends = BackendRegistry()
+    backends.register(SHELL, shell_factory(None, SessionApprovals()))
+    harness = build_harness(dying, backends)
+    session = await harness.session(backend=SHELL, workspace_root=str(tmp_path))
+    stream = harness.kernel.start_turn(session.id, "t1", text="/write /srv/out touch /srv/out/a")
+    request = only(
+        (await events_until(stream, "sandbox_boundary_request"))[-1], SandboxBoundaryRequest
+    )
+    assert request.expansion and request.base_revision == 1
+    answer = asyncio.ensure_future(
+        harness.kernel.answer_sandbox_boundary(session.id, request.request_id, "allow_session")
+    )
+    await dying.resolved.wait()
+    caplog.set_level(logging.CRITICAL, logger="maka_runtime.kernel.core")
+    owner.close()
+    answer.cancel()
+    await harness.close()
+    await store.close()
+
+    owner = try_acquire_root_owner(root)
+    assert owner is not None
+    store = await SqliteSessionStore.open(owner.lease)
+    try:
+        await recover_interrupted(store, now=5_000)
+        record = await store.get_interaction(session.id, request.request_id)
+        assert record is not None
+        assert (record.status, record.decision) == ("answered", "allow_session")
+        # The approval on record and the widening it made are one: revision 2 grants the path.
+        boundary = (await store.read_header(session.id)).boundary
+        assert boundary.revision == 2 and boundary.expansions == (request.expansion,)
+        assert (record.settlement, record.widened_revision) == ("widened", 2)
     finally:
         await store.close()
         owner.close()

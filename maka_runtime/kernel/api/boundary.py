@@ -29,6 +29,8 @@ class ToolResult(Protocol):
     def required_expansion(self) -> tuple[str, ...]: ...
     @property
     def failure_detail(self) -> str: ...
+    @property
+    def once_expansion(self) -> tuple[str, ...]: ...
 
 
 class SandboxBoundaryRequest(Protocol):
@@ -61,6 +63,8 @@ def fill_result_boundary(result: pb.ToolResult, entry: ToolResult) -> None:
         failure.reason = entry.sandbox_failure
         failure.required_expansion.CopyFrom(expansion_to_proto(entry.required_expansion))
         failure.detail = entry.failure_detail
+    if entry.once_expansion:
+        result.once_expansion.CopyFrom(expansion_to_proto(entry.once_expansion))
 
 
 def fill_request_boundary(

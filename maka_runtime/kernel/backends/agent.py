@@ -136,6 +136,9 @@ class TurnControl:
         self._runs: dict[str, str] = {}  # ref -> session id
         self._launching: set[asyncio.Future[None]] = set()
         self.disposed = False
+        #: An ``allow_once`` expansion granted ahead of the turn's next ``bash`` call
+        #: (``request_sandbox_boundary``): that call consumes it, a new turn drops it.
+        self.once: Expansion = ()
 
     def begin(self, session_id: str = "") -> None:
         """Reset for a new turn (of *session_id*)."""
@@ -146,6 +149,7 @@ class TurnControl:
         self.stop_mode = None
         self._interrupt = asyncio.Event()
         self._answers.clear()
+        self.once = ()
 
     @property
     def interrupted(self) -> bool:
@@ -291,8 +295,9 @@ class BashTool(BoundaryGate):
         self._output: ToolOutputRecord | None = None
         #: The boundary the current call's run carries.
         self.boundary = Boundary()
-        #: An ``allow_once`` expansion granted ahead of the next call (request_sandbox_boundary).
-        self.once: Expansion = ()
+        #: The ``allow_once`` expansion the current call's run carries beyond the session's
+        #: boundary (recorded on its result as ``once_expansion``).
+        self.carried: Expansion = ()
 
     async def run(self, input: BackendSendInput, call: BashCall) -> AsyncIterator[BackendEvent]:
         """The call's events: ``tool_call``, maybe an approval request, output, ``tool_result``.
@@ -436,6 +441,7 @@ class BashTool(BoundaryGate):
             truncation=truncation.as_tuple() if truncation is not None else (),
             profile=self.boundary.profile,
             boundary_revision=self.boundary.revision,
+            once_expansion=self.carried if run_ref or run is not None else (),
         )
         self.last = BashOutcome(result=result, run=run)
         return result

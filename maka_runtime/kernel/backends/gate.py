@@ -21,7 +21,7 @@ class BoundaryGate:
     control: Any
     approvals: SessionApprovals
     boundary: Boundary
-    once: Expansion
+    carried: Expansion
     last: BashOutcome | None
 
     def _result(
@@ -36,7 +36,10 @@ class BoundaryGate:
         permission mode says so; a call refused unrun leaves its outcome in :attr:`last`."""
         header, allowed = input.header, self.approvals.allows(input.session_id, call.command)
         self.boundary = self.approvals.boundary(input.session_id, header.boundary)
-        self.boundary, self.once = self.boundary.with_once(self.once), ()
+        # A once-only grant is the next call's alone, and only in the mode it was given in.
+        once, self.control.once = self.control.once, ()
+        self.carried = once if header.permission_mode == "ask" else ()
+        self.boundary = self.boundary.with_once(self.carried)
         need = missing(self.boundary, call.need)
         if need and header.permission_mode != "ask":
             why = "declared; permission mode bypass never asks to widen the boundary"
@@ -83,6 +86,7 @@ class BoundaryGate:
             self.approvals.allow(input.session_id, call.command)
             if response.boundary is not None:
                 self.approvals.widened(input.session_id, response.boundary)
-                self.boundary = response.boundary
+                self.boundary = response.boundary.with_once(self.carried)
         # allow_once (or an expansion the store could not add): this run only.
-        self.boundary = self.boundary.with_once(missing(self.boundary, need))
+        once = missing(self.boundary, need)
+        self.boundary, self.carried = self.boundary.with_once(once), (*self.carried, *once)

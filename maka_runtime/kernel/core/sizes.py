@@ -16,7 +16,7 @@ _T = TypeVar("_T")
 
 #: Fields that are data, not prose: never cut (a cut path would grant or name another path).
 #: Each is bounded where it is made (an expansion: at most 32 entries of at most 4095 bytes).
-UNCUT_FIELDS = frozenset({"expansion", "required_expansion"})
+UNCUT_FIELDS = frozenset({"expansion", "required_expansion", "once_expansion"})
 
 
 def clip_text(text: str, max_bytes: int) -> str:

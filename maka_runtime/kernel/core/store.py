@@ -8,7 +8,9 @@ Contract shared by every implementation (and checked by one test suite against e
 * Unknown sessions raise :class:`~maka_runtime.kernel.core.errors.NotFoundError`; storage failures
   raise :class:`~maka_runtime.kernel.core.errors.PersistenceFailedError`.
 * ``resolve_interaction`` is a compare-and-set from ``pending``: exactly one caller wins, every
-  other gets :class:`~maka_runtime.kernel.core.errors.InteractionAlreadyResolvedError`.
+  other gets :class:`~maka_runtime.kernel.core.errors.InteractionAlreadyResolvedError`. A
+  resolution that carries ``widen`` (an ``allow_session`` answer) widens the session's boundary
+  in the same transaction, so no answer is ever on record without its widening.
 * The start-up sweep's policy is :mod:`maka_runtime.kernel.core.recovery`; stores offer only the
   primitives it needs: ``running_turns``, ``sessions_in_status`` and ``pending_interactions``
   (plus ``append_messages``, ``update_header`` and ``resolve_interaction``). Each primitive is
@@ -59,6 +61,12 @@ class InteractionRecord:
     reason: str = ""
     created_at: int = 0
     resolved_at: int = 0
+    #: What an ``allow_session`` answer did to the session's boundary, in the answer's own
+    #: transaction: ``widened`` (to :attr:`widened_revision`), ``covered`` (nothing to add), or
+    #: why it was refused; empty when the store did not settle it (no expansion asked for).
+    settlement: str = ""
+    #: The revision the answer's widening made (``settlement == "widened"``), else 0.
+    widened_revision: int = 0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -78,6 +86,9 @@ class Resolution:
     decision: str = ""
     answers: tuple[str, ...] = ()
     reason: str = ""
+    #: An ``allow_session`` answer's expansion: added to the session's boundary in the same
+    #: transaction that records the answer (the record's ``settlement`` says what it did).
+    widen: tuple[str, ...] = ()
 
 
 class SessionStore(Protocol):
@@ -177,6 +188,8 @@ def interaction_to_record(record: InteractionRecord) -> dict[str, object]:
         "reason": record.reason,
         "created_at": record.created_at,
         "resolved_at": record.resolved_at,
+        "settlement": record.settlement,
+        "widened_revision": record.widened_revision,
     }
 
 
@@ -199,4 +212,6 @@ def interaction_from_record(data: Mapping[str, object]) -> InteractionRecord:
         reason=str(data.get("reason") or ""),
         created_at=int(data.get("created_at") or 0),  # type: ignore[call-overload]
         resolved_at=int(data.get("resolved_at") or 0),  # type: ignore[call-overload]
+        settlement=str(data.get("settlement") or ""),
+        widened_revision=int(data.get("widened_revision") or 0),  # type: ignore[call-overload]
     )

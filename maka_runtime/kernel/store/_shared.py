@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from maka_runtime.kernel.core.boundary import widened
+from maka_runtime.kernel.core.boundary import BoundaryError, widened
+from maka_runtime.kernel.core.errors import InteractionAlreadyResolvedError, NotFoundError
 from maka_runtime.kernel.core.log.events import StoredMessage, TurnState, UserMessage
 from maka_runtime.kernel.core.session import HeaderPatch, SessionHeader, TurnRecord
+from maka_runtime.kernel.core.store import InteractionRecord, Resolution
 
 
 def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord | None:
@@ -72,6 +74,39 @@ def boundary_patch(header: SessionHeader, granted: tuple[str, ...]) -> HeaderPat
     if after == header.boundary:
         return None
     return {"expansions": after.expansions, "boundary_revision": after.revision}
+
+
+def resolved(
+    record: InteractionRecord | None, request_id: str, resolution: Resolution, now: int
+) -> InteractionRecord:
+    """*record* settled by *resolution* (the compare-and-set from ``pending``)."""
+    if record is None:
+        raise NotFoundError("interaction request", request_id)
+    if record.status != "pending":
+        raise InteractionAlreadyResolvedError(request_id, record.status, record.reason)
+    return dataclasses.replace(
+        record,
+        status=resolution.status,
+        decision=resolution.decision,
+        answers=resolution.answers,
+        reason=resolution.reason,
+        resolved_at=now,
+    )
+
+
+def settled(
+    header: SessionHeader, record: InteractionRecord, granted: tuple[str, ...]
+) -> tuple[InteractionRecord, HeaderPatch | None]:
+    """*record* (an ``allow_session`` answer) saying what widening *header*'s boundary by
+    *granted* did, and the header change to make with it (``None``: none)."""
+    try:
+        patch = boundary_patch(header, granted)
+    except BoundaryError as error:
+        return dataclasses.replace(record, settlement=str(error)), None
+    if patch is None:
+        return dataclasses.replace(record, settlement="covered"), None
+    revision = patch["boundary_revision"]
+    return dataclasses.replace(record, settlement="widened", widened_revision=revision), patch
 
 
 def turn_to_json(turn: TurnRecord) -> str:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from maka_runtime.kernel.core.errors import (
     AlreadyExistsError,
-    InteractionAlreadyResolvedError,
     NotFoundError,
     OperationConflictError,
 )
@@ -30,7 +29,13 @@ from maka_runtime.kernel.core.session import (
 )
 from maka_runtime.kernel.core.sizes import fitting
 from maka_runtime.kernel.core.store import InteractionRecord, Resolution
-from maka_runtime.kernel.store._shared import HeaderShortcuts, apply_to_turn, boundary_patch
+from maka_runtime.kernel.store._shared import (
+    HeaderShortcuts,
+    apply_to_turn,
+    boundary_patch,
+    resolved,
+    settled,
+)
 
 
 @dataclass
@@ -162,21 +167,15 @@ class MemorySessionStore(HeaderShortcuts):
     async def resolve_interaction(
         self, session_id: str, request_id: str, resolution: Resolution, now: int
     ) -> InteractionRecord:
-        record = self._interactions.get((session_id, request_id))
-        if record is None:
-            raise NotFoundError("interaction request", request_id)
-        if record.status != "pending":
-            raise InteractionAlreadyResolvedError(request_id, record.status, record.reason)
-        resolved = dataclasses.replace(
-            record,
-            status=resolution.status,
-            decision=resolution.decision,
-            answers=resolution.answers,
-            reason=resolution.reason,
-            resolved_at=now,
-        )
-        self._interactions[(session_id, request_id)] = resolved
-        return resolved
+        key = (session_id, request_id)
+        record = resolved(self._interactions.get(key), request_id, resolution, now)
+        if resolution.widen:  # the answer and its widening: one step
+            session = self._session(session_id)
+            record, patch = settled(session.header, record, resolution.widen)
+            if patch is not None:
+                session.header = dataclasses.replace(session.header, **patch)
+        self._interactions[key] = record
+        return record
 
     async def close_interactions(
         self, session_id: str, run_id: str, reason: str, now: int

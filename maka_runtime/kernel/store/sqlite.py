@@ -31,7 +31,6 @@ from maka_runtime.common.sqlite import (
 from maka_runtime.common.storage_root import RootLease
 from maka_runtime.kernel.core.errors import (
     AlreadyExistsError,
-    InteractionAlreadyResolvedError,
     InvalidRequestError,
     KernelError,
     NotFoundError,
@@ -65,6 +64,8 @@ from maka_runtime.kernel.store._shared import (
     boundary_patch,
     header_from_json,
     header_to_json,
+    resolved,
+    settled,
     turn_from_json,
     turn_to_json,
 )
@@ -376,23 +377,16 @@ class SqliteSessionStore(HeaderShortcuts):
         self, session_id: str, request_id: str, resolution: Resolution, now: int
     ) -> InteractionRecord:
         def resolve(conn: sqlite3.Connection) -> InteractionRecord:
-            record = interaction(conn, session_id, request_id)
-            if record is None:
-                raise NotFoundError("interaction request", request_id)
-            if record.status != "pending":
-                raise InteractionAlreadyResolvedError(request_id, record.status, record.reason)
-            resolved = dataclasses.replace(
-                record,
-                status=resolution.status,
-                decision=resolution.decision,
-                answers=resolution.answers,
-                reason=resolution.reason,
-                resolved_at=now,
-            )
-            save_interaction(conn, resolved)
-            return resolved
+            pending = interaction(conn, session_id, request_id)
+            record = resolved(pending, request_id, resolution, now)
+            if resolution.widen:  # the answer and its widening: one transaction
+                record, patch = settled(_header(conn, session_id), record, resolution.widen)
+                if patch is not None:
+                    _update_header(conn, session_id, patch)
+            save_interaction(conn, record)
+            return record
 
-        return await self._grouped.write(resolve)
+        return await (self._write if resolution.widen else self._grouped.write)(resolve)
 
     async def close_interactions(
         self, session_id: str, run_id: str, reason: str, now: int

@@ -18,10 +18,12 @@ import pytest
 from maka_runtime_proto.resource.v1 import resource_pb2 as rpb
 from maka_runtime_proto.resource.v1 import resource_pb2_grpc as rpb_grpc
 
+from maka_runtime.kernel.core import SessionUpdate, TurnStream
 from maka_runtime.kernel.core.log.events import (
     Complete,
     ErrorEvent,
     SandboxBoundaryRequest,
+    SessionEvent,
     SystemNote,
     ToolCall,
     ToolOutput,
@@ -260,3 +262,72 @@ async def test_an_unreachable_resource_service_fails_the_turn(
     assert "is unreachable" in error.message
     assert last(events, TurnState).status == "failed"
     assert len(chat.requests) == 1
+
+
+def widen(path: Path) -> str:
+    return json.dumps({"paths": [{"path": str(path)}], "justification": "write the report"})
+
+
+async def answer_each(
+    h: LlmHarness, session_id: str, stream: TurnStream, decisions: list[str]
+) -> list[SessionEvent]:
+    """The turn's events, answering its sandbox-boundary requests with *decisions* in order."""
+    events: list[SessionEvent] = []
+    for decision in decisions:
+        events += await events_until(stream, "sandbox_boundary_request")
+        request = last(events, SandboxBoundaryRequest)
+        await h.kernel.answer_sandbox_boundary(session_id, request.request_id, decision)
+    return events + [e async for e in stream]
+
+
+async def test_an_allow_once_grant_is_the_next_bash_call_s_alone_and_its_result_says_so(
+    bash_llm: LlmHarness, chat: ChatServer, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    chat.reply(
+        tool_reply(("call_ask", "request_sandbox_boundary", widen(outside))),
+        tool_reply(("call_one", "bash", bash(f"touch {outside}/one"))),
+        tool_reply(("call_two", "bash", bash(f"touch {outside}/two"))),
+        text_reply("done"),
+    )
+    session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="ask")
+    stream = bash_llm.kernel.start_turn(session.id, "t1", text="write outside")
+    events = await answer_each(bash_llm, session.id, stream, ["allow_once"] * 3)
+    assert last(events, TurnState).status == "completed"
+    asked, *_ = of_type(events, SandboxBoundaryRequest)
+    granted, one, two = of_type(events, ToolResult)
+    assert (granted.output, granted.once_expansion) == ("granted once: for the next bash call", ())
+    assert (one.is_error, one.once_expansion) == (False, asked.expansion)
+    assert (outside / "one").exists()
+    # The second call carries nothing more than the session's boundary: the sandbox refuses it.
+    assert (two.is_error, two.once_expansion) == (True, ())
+    assert not (outside / "two").exists()
+    assert (one.boundary_revision, two.boundary_revision) == (1, 1)
+
+
+async def test_an_allow_once_grant_never_reaches_a_later_turn_nor_another_permission_mode(
+    bash_llm: LlmHarness, chat: ChatServer, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    session = await bash_llm.llm_session(workspace_root=str(workspace), permission_mode="ask")
+    for turn, mode in (("t1", "ask"), ("t3", "bypass")):
+        # The model is granted the path once and ends its turn without a bash call.
+        chat.reply(
+            tool_reply((f"{turn}_ask", "request_sandbox_boundary", widen(outside))),
+            text_reply("later"),
+        )
+        stream = bash_llm.kernel.start_turn(session.id, turn, text="ask")
+        events = await answer_each(bash_llm, session.id, stream, ["allow_once"])
+        assert of_type(events, ToolResult)[-1].output == "granted once: for the next bash call"
+        await bash_llm.kernel.update_session(session.id, SessionUpdate(permission_mode=mode))
+        chat.reply(
+            tool_reply((f"{turn}_leak", "bash", bash(f"touch {outside}/leak_{turn}"))),
+            text_reply("done"),
+        )
+        stream = bash_llm.kernel.start_turn(session.id, f"{turn}-next", text="write it")
+        events = await answer_each(bash_llm, session.id, stream, ["allow_once"][: mode == "ask"])
+        result = of_type(events, ToolResult)[-1]
+        assert (result.is_error, result.once_expansion) == (True, ())
+        assert not (outside / f"leak_{turn}").exists()

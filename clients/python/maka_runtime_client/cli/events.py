@@ -69,6 +69,8 @@ def _tool_result(event: pb.SessionEvent) -> tuple[str, str]:
     if result.HasField("sandbox_failure"):
         failure = result.sandbox_failure
         text += f"\n{printable(failure.reason)}: needs {_expansion(failure.required_expansion)}"
+    if result.HasField("once_expansion"):
+        text += f"\nallowed once: {_expansion(result.once_expansion)}"
     return text, "red" if result.is_error else "green"
 
 

@@ -162,7 +162,7 @@ class BoundaryTool:
             self.bash.approvals.widened(input.session_id, response.boundary)
             text = f"granted for the session (boundary revision {response.boundary.revision})"
             return self._result(input, call_id, text, response.boundary)
-        self.bash.once = need
+        self.control.once = need  # the turn's next bash call only (TurnControl.begin drops it)
         return self._result(input, call_id, "granted once: for the next bash call", boundary)
 
     @staticmethod

@@ -110,8 +110,12 @@ class HostedInteractionAuthority:
     ) -> InteractionRecord:
         if decision not in SANDBOX_DECISIONS:
             raise InvalidRequestError("decision", f"must be one of {', '.join(SANDBOX_DECISIONS)}")
-        await self._pending_of(session_id, request_id, "sandbox_boundary")
-        resolution = Resolution(status="answered", decision=decision, reason=reason)
+        record = await self._pending_of(session_id, request_id, "sandbox_boundary")
+        request = record.request
+        assert isinstance(request, SandboxBoundaryRequest)
+        # allow_session widens the session's boundary in the transaction that records it.
+        widen = request.expansion if decision == "allow_session" else ()
+        resolution = Resolution(status="answered", decision=decision, reason=reason, widen=widen)
         return await self._resolve(session_id, request_id, resolution)
 
     async def answer_user_question(

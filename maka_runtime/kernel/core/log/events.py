@@ -110,6 +110,9 @@ class ToolResult:
     required_expansion: tuple[str, ...] = ()
     #: What showed the need (the declaration, or the sandbox's refusal).
     failure_detail: str = ""
+    #: The ``allow_once`` expansion the call's run carried beyond the session's boundary
+    #: (grant tokens; empty: none).
+    once_expansion: tuple[str, ...] = ()
     id: str = ""
     ts: int = 0
     seq: int = 0

@@ -856,6 +856,7 @@ class ToolResult(_message.Message):
     PROFILE_FIELD_NUMBER: _builtins.int
     BOUNDARY_REVISION_FIELD_NUMBER: _builtins.int
     SANDBOX_FAILURE_FIELD_NUMBER: _builtins.int
+    ONCE_EXPANSION_FIELD_NUMBER: _builtins.int
     tool_call_id: _builtins.str
     """The tool call id."""
     output: _builtins.str
@@ -891,6 +892,13 @@ class ToolResult(_message.Message):
         writable roots, the network). Unset otherwise.
         """
 
+    @_builtins.property
+    def once_expansion(self) -> _sandbox_pb2.BoundaryExpansion:
+        """Set by the kernel on a bash result whose run carried an allow_once expansion beyond the
+        session's boundary (boundary_revision): the expansion, granted for that one run only.
+        Unset when the run carried none.
+        """
+
     def __init__(
         self,
         *,
@@ -903,10 +911,11 @@ class ToolResult(_message.Message):
         profile: _sandbox_pb2.PermissionProfile.ValueType = ...,
         boundary_revision: _builtins.int = ...,
         sandbox_failure: Global___SandboxFailure | None = ...,
+        once_expansion: _sandbox_pb2.BoundaryExpansion | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "sandbox_failure", b"sandbox_failure", "truncation", b"truncation"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "exit_code", b"exit_code", "once_expansion", b"once_expansion", "sandbox_failure", b"sandbox_failure", "truncation", b"truncation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "boundary_revision", b"boundary_revision", "exit_code", b"exit_code", "is_error", b"is_error", "output", b"output", "profile", b"profile", "run_ref", b"run_ref", "sandbox_failure", b"sandbox_failure", "tool_call_id", b"tool_call_id", "truncation", b"truncation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code", "boundary_revision", b"boundary_revision", "exit_code", b"exit_code", "is_error", b"is_error", "once_expansion", b"once_expansion", "output", b"output", "profile", b"profile", "run_ref", b"run_ref", "sandbox_failure", b"sandbox_failure", "tool_call_id", b"tool_call_id", "truncation", b"truncation"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__exit_code: _TypeAlias = _typing.Literal["exit_code"]  # noqa: Y015
     _WhichOneofArgType__exit_code: _TypeAlias = _typing.Literal["_exit_code", b"_exit_code"]  # noqa: Y015

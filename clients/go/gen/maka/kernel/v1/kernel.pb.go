@@ -1610,8 +1610,12 @@ type ToolResult struct {
 	// boundary does not cover) or the sandbox refused what it tried (a write outside the
 	// writable roots, the network). Unset otherwise.
 	SandboxFailure *SandboxFailure `protobuf:"bytes,9,opt,name=sandbox_failure,json=sandboxFailure,proto3" json:"sandbox_failure,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Set by the kernel on a bash result whose run carried an allow_once expansion beyond the
+	// session's boundary (boundary_revision): the expansion, granted for that one run only.
+	// Unset when the run carried none.
+	OnceExpansion *v1.BoundaryExpansion `protobuf:"bytes,10,opt,name=once_expansion,json=onceExpansion,proto3" json:"once_expansion,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ToolResult) Reset() {
@@ -1703,6 +1707,13 @@ func (x *ToolResult) GetBoundaryRevision() int64 {
 func (x *ToolResult) GetSandboxFailure() *SandboxFailure {
 	if x != nil {
 		return x.SandboxFailure
+	}
+	return nil
+}
+
+func (x *ToolResult) GetOnceExpansion() *v1.BoundaryExpansion {
+	if x != nil {
+		return x.OnceExpansion
 	}
 	return nil
 }
@@ -4938,7 +4949,7 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
 	"toolCallId\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x128\n" +
-	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xa5\x03\n" +
+	"\x06stream\x18\x03 \x01(\x0e2 .maka.kernel.v1.ToolOutputStreamR\x06stream\"\xf1\x03\n" +
 	"\n" +
 	"ToolResult\x12 \n" +
 	"\ftool_call_id\x18\x01 \x01(\tR\n" +
@@ -4952,7 +4963,9 @@ const file_maka_kernel_v1_kernel_proto_rawDesc = "" +
 	"truncation\x12=\n" +
 	"\aprofile\x18\a \x01(\x0e2#.maka.resource.v1.PermissionProfileR\aprofile\x12+\n" +
 	"\x11boundary_revision\x18\b \x01(\x03R\x10boundaryRevision\x12G\n" +
-	"\x0fsandbox_failure\x18\t \x01(\v2\x1e.maka.kernel.v1.SandboxFailureR\x0esandboxFailureB\f\n" +
+	"\x0fsandbox_failure\x18\t \x01(\v2\x1e.maka.kernel.v1.SandboxFailureR\x0esandboxFailure\x12J\n" +
+	"\x0eonce_expansion\x18\n" +
+	" \x01(\v2#.maka.resource.v1.BoundaryExpansionR\ronceExpansionB\f\n" +
 	"\n" +
 	"_exit_code\"\x94\x01\n" +
 	"\x0eSandboxFailure\x12\x16\n" +
@@ -5390,93 +5403,94 @@ var file_maka_kernel_v1_kernel_proto_depIdxs = []int32{
 	23, // 13: maka.kernel.v1.ToolResult.truncation:type_name -> maka.kernel.v1.ToolOutputTruncation
 	69, // 14: maka.kernel.v1.ToolResult.profile:type_name -> maka.resource.v1.PermissionProfile
 	22, // 15: maka.kernel.v1.ToolResult.sandbox_failure:type_name -> maka.kernel.v1.SandboxFailure
-	70, // 16: maka.kernel.v1.SandboxFailure.required_expansion:type_name -> maka.resource.v1.BoundaryExpansion
-	70, // 17: maka.kernel.v1.SandboxBoundaryRequest.expansion:type_name -> maka.resource.v1.BoundaryExpansion
-	5,  // 18: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
-	6,  // 19: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	2,  // 20: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
-	67, // 21: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
-	67, // 22: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
-	15, // 23: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
-	16, // 24: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
-	17, // 25: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
-	18, // 26: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
-	19, // 27: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
-	20, // 28: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
-	21, // 29: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
-	24, // 30: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	25, // 31: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	26, // 32: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
-	27, // 33: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
-	28, // 34: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
-	29, // 35: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
-	1,  // 36: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	66, // 37: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
-	69, // 38: maka.kernel.v1.CreateSessionRequest.profile:type_name -> maka.resource.v1.PermissionProfile
-	13, // 39: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
-	13, // 40: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
-	13, // 41: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
-	37, // 42: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
-	1,  // 43: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
-	13, // 44: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
-	30, // 45: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
-	14, // 46: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
-	30, // 47: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	30, // 48: maka.kernel.v1.StartTurnResponse.more_events:type_name -> maka.kernel.v1.SessionEvent
-	7,  // 49: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
-	7,  // 50: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
-	5,  // 51: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
-	9,  // 52: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
-	67, // 53: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
-	67, // 54: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
-	24, // 55: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
-	25, // 56: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
-	6,  // 57: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
-	50, // 58: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
-	8,  // 59: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
-	50, // 60: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	50, // 61: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
-	30, // 62: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
-	10, // 63: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
-	62, // 64: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
-	63, // 65: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
-	11, // 66: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
-	31, // 67: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
-	33, // 68: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
-	35, // 69: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
-	38, // 70: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
-	40, // 71: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
-	42, // 72: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
-	44, // 73: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
-	51, // 74: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
-	46, // 75: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
-	48, // 76: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
-	53, // 77: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
-	55, // 78: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
-	57, // 79: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
-	59, // 80: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
-	61, // 81: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
-	12, // 82: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
-	32, // 83: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
-	34, // 84: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
-	36, // 85: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
-	39, // 86: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
-	41, // 87: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
-	43, // 88: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
-	45, // 89: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
-	52, // 90: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
-	47, // 91: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
-	49, // 92: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
-	54, // 93: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
-	56, // 94: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
-	58, // 95: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
-	60, // 96: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
-	64, // 97: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
-	82, // [82:98] is the sub-list for method output_type
-	66, // [66:82] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	70, // 16: maka.kernel.v1.ToolResult.once_expansion:type_name -> maka.resource.v1.BoundaryExpansion
+	70, // 17: maka.kernel.v1.SandboxFailure.required_expansion:type_name -> maka.resource.v1.BoundaryExpansion
+	70, // 18: maka.kernel.v1.SandboxBoundaryRequest.expansion:type_name -> maka.resource.v1.BoundaryExpansion
+	5,  // 19: maka.kernel.v1.InteractionResolved.kind:type_name -> maka.kernel.v1.InteractionKind
+	6,  // 20: maka.kernel.v1.InteractionResolved.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	2,  // 21: maka.kernel.v1.TurnState.status:type_name -> maka.kernel.v1.TurnStatus
+	67, // 22: maka.kernel.v1.TurnState.aborted_at:type_name -> google.protobuf.Timestamp
+	67, // 23: maka.kernel.v1.SessionEvent.time:type_name -> google.protobuf.Timestamp
+	15, // 24: maka.kernel.v1.SessionEvent.user:type_name -> maka.kernel.v1.UserMessage
+	16, // 25: maka.kernel.v1.SessionEvent.assistant:type_name -> maka.kernel.v1.AssistantMessage
+	17, // 26: maka.kernel.v1.SessionEvent.system_note:type_name -> maka.kernel.v1.SystemNote
+	18, // 27: maka.kernel.v1.SessionEvent.text_delta:type_name -> maka.kernel.v1.TextDelta
+	19, // 28: maka.kernel.v1.SessionEvent.tool_call:type_name -> maka.kernel.v1.ToolCall
+	20, // 29: maka.kernel.v1.SessionEvent.tool_output:type_name -> maka.kernel.v1.ToolOutput
+	21, // 30: maka.kernel.v1.SessionEvent.tool_result:type_name -> maka.kernel.v1.ToolResult
+	24, // 31: maka.kernel.v1.SessionEvent.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	25, // 32: maka.kernel.v1.SessionEvent.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	26, // 33: maka.kernel.v1.SessionEvent.interaction_resolved:type_name -> maka.kernel.v1.InteractionResolved
+	27, // 34: maka.kernel.v1.SessionEvent.turn_state:type_name -> maka.kernel.v1.TurnState
+	28, // 35: maka.kernel.v1.SessionEvent.complete:type_name -> maka.kernel.v1.Complete
+	29, // 36: maka.kernel.v1.SessionEvent.error:type_name -> maka.kernel.v1.TurnError
+	1,  // 37: maka.kernel.v1.CreateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	66, // 38: maka.kernel.v1.CreateSessionRequest.backend_options:type_name -> maka.kernel.v1.CreateSessionRequest.BackendOptionsEntry
+	69, // 39: maka.kernel.v1.CreateSessionRequest.profile:type_name -> maka.resource.v1.PermissionProfile
+	13, // 40: maka.kernel.v1.CreateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 41: maka.kernel.v1.GetSessionResponse.session:type_name -> maka.kernel.v1.Session
+	13, // 42: maka.kernel.v1.ListSessionsResponse.sessions:type_name -> maka.kernel.v1.Session
+	37, // 43: maka.kernel.v1.UpdateSessionRequest.labels:type_name -> maka.kernel.v1.Labels
+	1,  // 44: maka.kernel.v1.UpdateSessionRequest.permission_mode:type_name -> maka.kernel.v1.PermissionMode
+	13, // 45: maka.kernel.v1.UpdateSessionResponse.session:type_name -> maka.kernel.v1.Session
+	30, // 46: maka.kernel.v1.ReadMessagesResponse.events:type_name -> maka.kernel.v1.SessionEvent
+	14, // 47: maka.kernel.v1.ListTurnsResponse.turns:type_name -> maka.kernel.v1.Turn
+	30, // 48: maka.kernel.v1.StartTurnResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	30, // 49: maka.kernel.v1.StartTurnResponse.more_events:type_name -> maka.kernel.v1.SessionEvent
+	7,  // 50: maka.kernel.v1.StopSessionRequest.mode:type_name -> maka.kernel.v1.StopMode
+	7,  // 51: maka.kernel.v1.StopSessionResponse.mode:type_name -> maka.kernel.v1.StopMode
+	5,  // 52: maka.kernel.v1.Interaction.kind:type_name -> maka.kernel.v1.InteractionKind
+	9,  // 53: maka.kernel.v1.Interaction.status:type_name -> maka.kernel.v1.InteractionStatus
+	67, // 54: maka.kernel.v1.Interaction.created_at:type_name -> google.protobuf.Timestamp
+	67, // 55: maka.kernel.v1.Interaction.resolved_at:type_name -> google.protobuf.Timestamp
+	24, // 56: maka.kernel.v1.Interaction.sandbox_boundary_request:type_name -> maka.kernel.v1.SandboxBoundaryRequest
+	25, // 57: maka.kernel.v1.Interaction.user_question_request:type_name -> maka.kernel.v1.UserQuestionRequest
+	6,  // 58: maka.kernel.v1.Interaction.outcome:type_name -> maka.kernel.v1.InteractionOutcome
+	50, // 59: maka.kernel.v1.ListInteractionsResponse.interactions:type_name -> maka.kernel.v1.Interaction
+	8,  // 60: maka.kernel.v1.RespondToSandboxBoundaryRequest.decision:type_name -> maka.kernel.v1.SandboxDecision
+	50, // 61: maka.kernel.v1.RespondToSandboxBoundaryResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	50, // 62: maka.kernel.v1.RespondToUserQuestionResponse.interaction:type_name -> maka.kernel.v1.Interaction
+	30, // 63: maka.kernel.v1.WatchSessionResponse.event:type_name -> maka.kernel.v1.SessionEvent
+	10, // 64: maka.kernel.v1.DrainedTurn.outcome:type_name -> maka.kernel.v1.DrainOutcome
+	62, // 65: maka.kernel.v1.ShutdownResponse.turns:type_name -> maka.kernel.v1.DrainedTurn
+	63, // 66: maka.kernel.v1.ShutdownResponse.resource:type_name -> maka.kernel.v1.ResourceShutdown
+	11, // 67: maka.kernel.v1.KernelService.GetServerInfo:input_type -> maka.kernel.v1.GetServerInfoRequest
+	31, // 68: maka.kernel.v1.KernelService.CreateSession:input_type -> maka.kernel.v1.CreateSessionRequest
+	33, // 69: maka.kernel.v1.KernelService.GetSession:input_type -> maka.kernel.v1.GetSessionRequest
+	35, // 70: maka.kernel.v1.KernelService.ListSessions:input_type -> maka.kernel.v1.ListSessionsRequest
+	38, // 71: maka.kernel.v1.KernelService.UpdateSession:input_type -> maka.kernel.v1.UpdateSessionRequest
+	40, // 72: maka.kernel.v1.KernelService.DeleteSession:input_type -> maka.kernel.v1.DeleteSessionRequest
+	42, // 73: maka.kernel.v1.KernelService.ReadMessages:input_type -> maka.kernel.v1.ReadMessagesRequest
+	44, // 74: maka.kernel.v1.KernelService.ListTurns:input_type -> maka.kernel.v1.ListTurnsRequest
+	51, // 75: maka.kernel.v1.KernelService.ListInteractions:input_type -> maka.kernel.v1.ListInteractionsRequest
+	46, // 76: maka.kernel.v1.KernelService.StartTurn:input_type -> maka.kernel.v1.StartTurnRequest
+	48, // 77: maka.kernel.v1.KernelService.StopSession:input_type -> maka.kernel.v1.StopSessionRequest
+	53, // 78: maka.kernel.v1.KernelService.RespondToSandboxBoundary:input_type -> maka.kernel.v1.RespondToSandboxBoundaryRequest
+	55, // 79: maka.kernel.v1.KernelService.RespondToUserQuestion:input_type -> maka.kernel.v1.RespondToUserQuestionRequest
+	57, // 80: maka.kernel.v1.KernelService.SendMessage:input_type -> maka.kernel.v1.SendMessageRequest
+	59, // 81: maka.kernel.v1.KernelService.WatchSession:input_type -> maka.kernel.v1.WatchSessionRequest
+	61, // 82: maka.kernel.v1.KernelService.Shutdown:input_type -> maka.kernel.v1.ShutdownRequest
+	12, // 83: maka.kernel.v1.KernelService.GetServerInfo:output_type -> maka.kernel.v1.GetServerInfoResponse
+	32, // 84: maka.kernel.v1.KernelService.CreateSession:output_type -> maka.kernel.v1.CreateSessionResponse
+	34, // 85: maka.kernel.v1.KernelService.GetSession:output_type -> maka.kernel.v1.GetSessionResponse
+	36, // 86: maka.kernel.v1.KernelService.ListSessions:output_type -> maka.kernel.v1.ListSessionsResponse
+	39, // 87: maka.kernel.v1.KernelService.UpdateSession:output_type -> maka.kernel.v1.UpdateSessionResponse
+	41, // 88: maka.kernel.v1.KernelService.DeleteSession:output_type -> maka.kernel.v1.DeleteSessionResponse
+	43, // 89: maka.kernel.v1.KernelService.ReadMessages:output_type -> maka.kernel.v1.ReadMessagesResponse
+	45, // 90: maka.kernel.v1.KernelService.ListTurns:output_type -> maka.kernel.v1.ListTurnsResponse
+	52, // 91: maka.kernel.v1.KernelService.ListInteractions:output_type -> maka.kernel.v1.ListInteractionsResponse
+	47, // 92: maka.kernel.v1.KernelService.StartTurn:output_type -> maka.kernel.v1.StartTurnResponse
+	49, // 93: maka.kernel.v1.KernelService.StopSession:output_type -> maka.kernel.v1.StopSessionResponse
+	54, // 94: maka.kernel.v1.KernelService.RespondToSandboxBoundary:output_type -> maka.kernel.v1.RespondToSandboxBoundaryResponse
+	56, // 95: maka.kernel.v1.KernelService.RespondToUserQuestion:output_type -> maka.kernel.v1.RespondToUserQuestionResponse
+	58, // 96: maka.kernel.v1.KernelService.SendMessage:output_type -> maka.kernel.v1.SendMessageResponse
+	60, // 97: maka.kernel.v1.KernelService.WatchSession:output_type -> maka.kernel.v1.WatchSessionResponse
+	64, // 98: maka.kernel.v1.KernelService.Shutdown:output_type -> maka.kernel.v1.ShutdownResponse
+	83, // [83:99] is the sub-list for method output_type
+	67, // [67:83] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_maka_kernel_v1_kernel_proto_init() }

@@ -1,6 +1,7 @@
 import type { ToolOutputTruncation as _maka_kernel_v1_ToolOutputTruncation, ToolOutputTruncation__Output as _maka_kernel_v1_ToolOutputTruncation__Output } from '../../../maka/kernel/v1/ToolOutputTruncation.js';
 import type { PermissionProfile as _maka_resource_v1_PermissionProfile, PermissionProfile__Output as _maka_resource_v1_PermissionProfile__Output } from '../../../maka/resource/v1/PermissionProfile.js';
 import type { SandboxFailure as _maka_kernel_v1_SandboxFailure, SandboxFailure__Output as _maka_kernel_v1_SandboxFailure__Output } from '../../../maka/kernel/v1/SandboxFailure.js';
+import type { BoundaryExpansion as _maka_resource_v1_BoundaryExpansion, BoundaryExpansion__Output as _maka_resource_v1_BoundaryExpansion__Output } from '../../../maka/resource/v1/BoundaryExpansion.js';
 import type { Long } from '@grpc/proto-loader';
 /**
  * ToolResult is a tool call finishing.
@@ -50,6 +51,12 @@ export interface ToolResult {
      * writable roots, the network). Unset otherwise.
      */
     'sandboxFailure'?: (_maka_kernel_v1_SandboxFailure | null);
+    /**
+     * Set by the kernel on a bash result whose run carried an allow_once expansion beyond the
+     * session's boundary (boundary_revision): the expansion, granted for that one run only.
+     * Unset when the run carried none.
+     */
+    'onceExpansion'?: (_maka_resource_v1_BoundaryExpansion | null);
     '_exitCode'?: "exitCode";
 }
 /**
@@ -100,5 +107,11 @@ export interface ToolResult__Output {
      * writable roots, the network). Unset otherwise.
      */
     'sandboxFailure': (_maka_kernel_v1_SandboxFailure__Output | null);
+    /**
+     * Set by the kernel on a bash result whose run carried an allow_once expansion beyond the
+     * session's boundary (boundary_revision): the expansion, granted for that one run only.
+     * Unset when the run carried none.
+     */
+    'onceExpansion': (_maka_resource_v1_BoundaryExpansion__Output | null);
     '_exitCode'?: "exitCode";
 }
