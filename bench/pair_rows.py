@@ -127,13 +127,14 @@ def pty_output(pair: Pair, workspace: Path, megabytes: int, reps: int) -> dict[s
     with grpc.insecure_channel(pair.resource.address) as channel:
         stub = resource_pb2_grpc.ResourceServiceStub(channel)
         for _ in range(reps):
-            mbps, received, gaps = resource_bench.attach_throughput(
-                stub, size, pair.metadata, "bench-main", str(workspace)
-            )
-            if received < size or gaps:
-                raise BenchError(f"Attach received {received} of {size} bytes, {gaps} gap(s)")
+            try:
+                mbps = resource_bench.attach_throughput(
+                    stub, pair.metadata, str(workspace), size, session="bench-main"
+                )
+            except RuntimeError as missing:
+                raise BenchError(str(missing)) from None
             samples["attach"].append(mbps)
-            samples["raw"].append(resource_bench.raw_pty_throughput(size)[0])
+            samples["raw"].append(resource_bench.raw_pty_throughput(size))
     attach, raw = median(samples["attach"]), median(samples["raw"])
     return row(
         f"PTY output through Attach ({megabytes} MB)",

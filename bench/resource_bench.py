@@ -134,10 +134,14 @@ def raw_pty_throughput(size: int) -> float:
     return received / elapsed / 1e6
 
 
-def attach_throughput(stub: Any, metadata: Any, workspace: str, size: int) -> float:
+def attach_throughput(
+    stub: Any, metadata: Any, workspace: str, size: int, session: str = SESSION
+) -> float:
+    """MB/s of a *size*-byte PTY flood through Attach; raises if a byte is missing or a gap
+    came (the figure would not be of the whole output)."""
     run = stub.StartBackground(
         pb.StartBackgroundRequest(
-            session_id=SESSION, command=flood_command(size), cwd=workspace, pty=True
+            session_id=session, command=flood_command(size), cwd=workspace, pty=True
         ),
         timeout=20,
         metadata=metadata,
@@ -146,19 +150,23 @@ def attach_throughput(stub: Any, metadata: Any, workspace: str, size: int) -> fl
 
     def requests() -> Any:
         yield pb.AttachRequest(
-            start=pb.AttachStart(session_id=SESSION, ref=run.ref, controller_id="bench")
+            start=pb.AttachStart(session_id=session, ref=run.ref, controller_id="bench")
         )
         begin.append(time.perf_counter())
         yield pb.AttachRequest(control=pb.AttachControl(sequence=1, input="\r"))
 
-    received = 0
+    received = gaps = 0
     for event in stub.Attach(requests(), timeout=300, metadata=metadata):
         kind = event.WhichOneof("event")
         if kind == "output":
             received += len(event.output.data)
+        elif kind == "gap":
+            gaps += 1
         elif kind == "ended":
             break
     elapsed = time.perf_counter() - begin[0]
+    if received < size or gaps:
+        raise RuntimeError(f"Attach received {received} of {size} bytes, {gaps} gap(s)")
     return received / elapsed / 1e6
 
 
