@@ -79,8 +79,9 @@ async def test_six_megabytes_keep_exactly_the_budget_and_count_the_rest(
                 assert f"stdout {total} bytes, {total - MIB} omitted" in result.output
                 assert result.run_ref in result.output
                 assert "dropped" not in stdout and "cut" not in result.output.split("\n")[0]
-                # Coalesced: about a piece per 64 KiB, not an event per read.
-                assert len(every(events, "tool_output")) <= MIB // (64 * 1024) + 4
+                # Coalesced: a piece per 64 KiB, or fewer bytes when the pace flushes one (more
+                # often on a loaded machine) — not an event per 4 KiB terminal or pipe read (256).
+                assert len(every(events, "tool_output")) <= 2 * (MIB // (64 * 1024))
                 # Each piece is at most 64 KiB, as documented (before: a whole resource
                 # chunk, up to 256 KiB).
                 sizes = [len(e.tool_output.text.encode()) for e in every(events, "tool_output")]

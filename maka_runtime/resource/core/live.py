@@ -217,7 +217,7 @@ class LiveRun:
                 log.warning("%s: output still open after its process group ended", self.ref)
                 process.drain_ready_output()
             if not await process.release_cgroup(self._ctx.config.kill_timeout):
-                log.error("%s: processes survived cgroup.kill: %s", self.ref, process.cgroup)
+                log.error("%s: processes outlived the run (%s)", self.ref, process.cgroup or "pg")
             await self._finish(status)
         except asyncio.CancelledError:
             await self._abandon(process)

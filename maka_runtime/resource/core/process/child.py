@@ -20,6 +20,7 @@ from maka_runtime.resource.core.process.termination import (
     RUN_MARKER_VARIABLE,
     ExitWatch,
     kill_group,
+    signal_group,
 )
 from maka_runtime.resource.core.records import ProcessIdentity
 
@@ -184,7 +185,7 @@ class ProcessHandle:
         """Once the leader is reaped: kill what is left in the run's cgroup, wait until it is
         empty (up to *within* seconds) and remove it; ``False`` if something survived."""
         if self.cgroup is None:
-            return True
+            return await _group_ended(self.pid, within)
         killed = self.cgroup.kill()
         # An empty cgroup may still have members killed earlier that have not quite exited.
         if (killed or self.cgroup.pinned) and not await self.cgroup.wait_empty(within):
@@ -228,6 +229,22 @@ class ProcessHandle:
         for fd in list(self._readers):
             self._close_reader(fd)
         self.exit_watch.close()
+
+
+async def _group_ended(pgid: int, within: float) -> bool:
+    """Wait (up to *within* seconds) until no process of group *pgid* is still running: without
+    a cgroup, this is how a sandboxed run's end waits for its PID namespace, whose init is in the
+    group and ends only once the kernel has ended every process of the namespace."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while signal_group(pgid, 0):
+        running = (_procfs.read_stat(pid) for pid in _procfs.iter_pids())
+        if not any(s is not None and s.pgid == pgid and not s.zombie for s in running):
+            return True
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(0.01)  # polling /proc: the kernel offers no wait for a group
+    return True
 
 
 def _readable(fd: int) -> bool:
