@@ -25,8 +25,9 @@ password hash (argon2) protects low-entropy secrets against guessing, and a 256-
 token cannot be guessed however fast the hash is. Digests are compared with
 :func:`hmac.compare_digest`.
 
-Order on the server: this interceptor comes first, before the request guard
-(:mod:`maka_runtime.common.request_guard`), and reads only metadata. A call without a valid
+Order in a call's pipeline (:mod:`maka_runtime.common.pipeline`): this :class:`Gate` comes
+first, before the request guard (:mod:`maka_runtime.common.request_guard`), and reads only
+metadata. A call without a valid
 credential is refused ``UNAUTHENTICATED`` before its request is decoded, so an anonymous caller
 learns nothing from the size or decoding checks; an authenticated call then goes through the guard
 as before. (Under mutual TLS the certificate is checked during the handshake and the principal
@@ -42,21 +43,19 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import hmac
-import inspect
 import json
 import logging
 import os
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 from maka_runtime_proto.common.v1 import errors_pb2
 
-from maka_runtime.common.handlers import behaviour_of, same_shape
 from maka_runtime.common.principal import (
     ADMIN,
     CLIENT,
@@ -65,12 +64,8 @@ from maka_runtime.common.principal import (
     OPERATOR,
     ROLES,
     Principal,
-    set_current_principal,
 )
 from maka_runtime.common.status import make_status, reason_name
-
-if TYPE_CHECKING:
-    _Handler = grpc.RpcMethodHandler[Any, Any]
 
 log = logging.getLogger("maka.auth")
 
@@ -330,12 +325,9 @@ def certificate_name(context: Any) -> str | None:
     return None
 
 
-def _handler_like(handler: _Handler, behaviour: Callable[..., Any], raw: bool) -> _Handler:
-    return same_shape(handler, behaviour, None if raw else handler.request_deserializer)
-
-
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """Authenticates every call but health's (see the module docstring)."""
+class Gate:
+    """Who is calling each method, and whether they may (see the module docstring): a step of
+    every call's pipeline (:mod:`maka_runtime.common.pipeline`), on metadata only."""
 
     def __init__(self, authenticator: Authenticator, domain: str, *, mtls: bool = False) -> None:
         self.authenticator = authenticator
@@ -382,88 +374,16 @@ class AuthInterceptor(grpc.aio.ServerInterceptor):
             )
         return None
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler | None:
-        method = handler_call_details.method
-        handler: _Handler | None = await continuation(handler_call_details)
-        if handler is None or method.startswith(OPEN_PREFIXES):
-            return handler
-        token = bearer_token(handler_call_details.invocation_metadata)
+    def principal_of(self, method: str, context: Any) -> Principal | grpc.Status | None:
+        """The principal calling *method* in *context*'s call, its refusal, or ``None`` for a
+        method open to everyone (health). Under mutual TLS a call without a token is the
+        certificate's (the handshake has verified it against the client CA)."""
+        if method.startswith(OPEN_PREFIXES):
+            return None
+        token = bearer_token(context.invocation_metadata())
         principal = self.authenticator.by_token(token) if token else None
         if principal is None and token is None and self.mtls:
-            return self._deferred(handler, method)
-        refusal = self.decide(method, principal, token is not None)
-        if refusal is not None:
-            return _handler_like(handler, _aborting(refusal, handler), raw=True)
-        assert principal is not None
-        return _handler_like(
-            handler, _with_principal(principal, method, behaviour_of(handler)), raw=False
-        )
-
-    def _deferred(self, handler: _Handler, method: str) -> _Handler:
-        """Under mutual TLS without a token: the principal is the certificate's, read when the
-        call starts (the handshake has verified it against the client CA)."""
-        inner = behaviour_of(handler)
-
-        def principal_of(context: Any) -> tuple[Principal | None, grpc.Status | None]:
             name = certificate_name(context)
             principal = self.authenticator.by_certificate(name) if name else None
-            return principal, self.decide(method, principal, False)
-
-        if handler.response_streaming and inspect.isasyncgenfunction(inner):
-
-            async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
-                principal, refusal = principal_of(context)
-                if refusal is not None:
-                    await context.abort_with_status(refusal)
-                assert principal is not None
-                async for item in _with_principal(principal, method, inner)(request, context):
-                    yield item
-
-            return _handler_like(handler, streaming, raw=False)
-
-        async def unary(request: Any, context: Any) -> Any:
-            principal, refusal = principal_of(context)
-            if refusal is not None:
-                await context.abort_with_status(refusal)
-            assert principal is not None
-            return await _with_principal(principal, method, inner)(request, context)
-
-        return _handler_like(handler, unary, raw=False)
-
-
-def _aborting(status: grpc.Status, handler: _Handler) -> Callable[..., Any]:
-    if handler.response_streaming:
-
-        async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
-            await context.abort_with_status(status)
-            yield  # pragma: no cover - abort raises
-
-        return streaming
-
-    async def unary(request: Any, context: Any) -> Any:
-        await context.abort_with_status(status)
-
-    return unary
-
-
-def _with_principal(principal: Principal, method: str, inner: Any) -> Callable[..., Any]:
-    if inspect.isasyncgenfunction(inner):
-
-        async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
-            log.debug("%s called by %s", method, principal.id)
-            set_current_principal(principal)
-            async for item in inner(request, context):
-                yield item
-
-        return streaming
-
-    async def unary(request: Any, context: Any) -> Any:
-        log.debug("%s called by %s", method, principal.id)
-        set_current_principal(principal)
-        return await inner(request, context)
-
-    return unary
+        refusal = self.decide(method, principal, token is not None)
+        return refusal if refusal is not None else principal

@@ -5,39 +5,34 @@ JSON object per line (``python-json-logger``) with ``timestamp``, ``level``, ``l
 ``message``, and ``session_id``, ``turn_id`` and ``run_id`` where they apply, plus ``exc_info``
 for a traceback.
 
-The ids come from context variables. :class:`LogContextInterceptor` sets them from the request
-of every call (its ``session_id``, ``turn_id`` and ``run_id`` fields, when it has them), so
-every line logged while handling a call — and by the tasks the call starts, which copy the
-context — carries them; code that handles a turn or run elsewhere sets them with
-:func:`log_context`. Nothing else of a request is logged: tokens and other secrets never reach
-a log line (authentication logs principal ids only).
+The ids come from context variables. Every call's pipeline
+(:mod:`maka_runtime.common.pipeline`) sets them from its request (its ``session_id``,
+``turn_id`` and ``run_id`` fields, when it has them), so every line logged while handling a
+call — and by the tasks the call starts, which copy the context — carries them; code that
+handles a turn or run elsewhere sets them with :func:`log_context`. Nothing else of a request
+is logged: tokens and other secrets never reach a log line (authentication logs principal ids
+only).
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import inspect
 import logging
 import sys
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any
 
-import grpc
 from pythonjsonlogger.json import JsonFormatter
 
 from maka_runtime.common.config import LOG_FORMATS
-from maka_runtime.common.handlers import behaviour_of, same_shape
 
-if TYPE_CHECKING:
-    Handler = grpc.RpcMethodHandler[Any, Any]
-
-__all__ = ["LOG_FORMATS", "LogContextInterceptor", "configure_logging", "log_context"]
+__all__ = ["LOG_FORMATS", "calls", "configure_logging", "log_context", "set_log_context"]
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 ID_FIELDS = ("session_id", "turn_id", "run_id")
 
+#: Each call's end (method, code, time), at debug level.
 calls = logging.getLogger("maka.calls")
 
 _ids: dict[str, contextvars.ContextVar[str]] = {
@@ -105,52 +100,3 @@ def configure_logging(level: str, log_format: str = "text") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-
-
-class LogContextInterceptor(grpc.aio.ServerInterceptor):
-    """Sets the log ids from each call's (decoded) request; runs after the request guard.
-    Each call ends with a debug line (``maka.calls``): method, status code and time."""
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        handler: Handler | None = await continuation(handler_call_details)
-        if handler is None or handler.request_streaming:
-            return handler
-        inner = behaviour_of(handler)
-        method = handler_call_details.method
-        if inspect.isasyncgenfunction(inner):
-
-            async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
-                set_log_context(request)
-                with _call_line(method, context):
-                    async for item in inner(request, context):
-                        yield item
-
-            return same_shape(handler, streaming, handler.request_deserializer)
-
-        async def unary(request: Any, context: Any) -> Any:
-            set_log_context(request)
-            with _call_line(method, context):
-                return await inner(request, context)
-
-        return same_shape(handler, unary, handler.request_deserializer)
-
-
-@contextlib.contextmanager
-def _call_line(method: str, context: Any) -> Iterator[None]:
-    from maka_runtime.common.metrics import status_name
-
-    started = time.perf_counter()
-    error: BaseException | None = None
-    try:
-        yield
-    except BaseException as raised:
-        error = raised
-        raise
-    finally:
-        if calls.isEnabledFor(logging.DEBUG):
-            elapsed = (time.perf_counter() - started) * 1000
-            calls.debug("%s %s in %.1f ms", method, status_name(context, error), elapsed)

@@ -6,11 +6,13 @@ is served unless ``--metrics-listen`` is given; then ``/metrics`` is plain HTTP 
 (loopback unless the flag names a host; a non-loopback host is refused like a plaintext gRPC
 listener, unless ``--allow-insecure-listen``).
 
-**gRPC calls.** :class:`MetricsInterceptor` is the outermost server interceptor, so a call that
-authentication or the request guard refuses is counted with its code too. It is written here
-because the interceptor libraries made for this (``py-grpc-prometheus`` and its forks) implement
-only the synchronous ``grpc.ServerInterceptor``; these servers are ``grpc.aio``. Only methods the
-server has registered get a handler, so the ``method`` label is bounded by the protos.
+**gRPC calls.** A :class:`Recorder` per method is the first step of every call's pipeline
+(:mod:`maka_runtime.common.pipeline`), so a call that authentication or the request guard
+refuses is counted with its code too. It is written here because the libraries made for this
+(``py-grpc-prometheus`` and its forks) implement only the synchronous
+``grpc.ServerInterceptor``; these servers are ``grpc.aio``, and their calls go through one
+pipeline, not interceptors. Only methods the server has registered get a recorder, so the
+``method`` label is bounded by the protos.
 
 **Labels carry no secret and no id**: service and method names, status codes, states, store
 names. Session, turn and run ids, paths and principals never become labels.
@@ -19,12 +21,11 @@ names. Session, turn and run ids, paths and principals never become labels.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from wsgiref.simple_server import WSGIServer
 
 import grpc
@@ -33,12 +34,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from maka_runtime.common import sqlite
-from maka_runtime.common.handlers import behaviour_of, same_shape
 
-if TYPE_CHECKING:
-    Handler = grpc.RpcMethodHandler[Any, Any]
-
-__all__ = ["MetricsInterceptor", "MetricsServer", "ServiceMetrics", "StateCounts"]
+__all__ = ["MetricsServer", "Recorder", "ServiceMetrics", "StateCounts"]
 
 #: Buckets of call and commit latencies, in seconds (1 ms to 30 s).
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
@@ -118,6 +115,15 @@ class ServiceMetrics:
         registry.register(self.live)
         self.ptys = Gauge("maka_ptys_live", "PTY runs whose terminal is open", registry=registry)
         self._observing: Callable[[], None] | None = None
+        self._recorders: dict[str, Recorder] = {}
+
+    def recorder(self, path: str) -> Recorder:
+        """What counts and times the calls of method *path* (``/package.Service/Method``)."""
+        recorder = self._recorders.get(path)
+        if recorder is None:
+            service, _, method = path.lstrip("/").rpartition("/")
+            recorder = self._recorders[path] = Recorder(self, service, method)
+        return recorder
 
     def observe_stores(self) -> None:
         """Time the commits of this service's SQLite stores (those under its data directory)."""
@@ -147,58 +153,7 @@ class ServiceMetrics:
         self.count_finished("turn", state)
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):
-    """Counts every call by service, method and code, and times it (see the module docstring)."""
-
-    def __init__(self, metrics: ServiceMetrics) -> None:
-        self.metrics = metrics
-        self._recorders: dict[str, _Recorder] = {}
-
-    def _recorder(self, path: str) -> _Recorder:
-        recorder = self._recorders.get(path)
-        if recorder is None:
-            service, _, method = path.lstrip("/").rpartition("/")
-            recorder = self._recorders[path] = _Recorder(self.metrics, service, method)
-        return recorder
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        handler: Handler | None = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        record = self._recorder(handler_call_details.method)
-        inner = behaviour_of(handler)
-        if handler.response_streaming and inspect.isasyncgenfunction(inner):
-
-            async def streaming(request: Any, context: Any) -> AsyncIterator[Any]:
-                started = time.perf_counter()
-                try:
-                    async for item in inner(request, context):
-                        yield item
-                except BaseException as error:
-                    record(context, started, error)
-                    raise
-                record(context, started, None)
-
-            return same_shape(handler, streaming, handler.request_deserializer)
-
-        async def unary(request: Any, context: Any) -> Any:
-            started = time.perf_counter()
-            try:
-                result = await inner(request, context)
-            except BaseException as error:
-                record(context, started, error)
-                raise
-            record(context, started, None)
-            return result
-
-        return same_shape(handler, unary, handler.request_deserializer)
-
-
-class _Recorder:
+class Recorder:
     """One method's series: its histogram and, by status code, its counters."""
 
     def __init__(self, metrics: ServiceMetrics, service: str, method: str) -> None:

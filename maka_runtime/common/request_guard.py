@@ -2,8 +2,9 @@
 
 gRPC itself answers an oversized message with RESOURCE_EXHAUSTED "Received message larger than
 max" and an undecodable one with UNKNOWN "Unexpected DecodeError", neither with an
-``ErrorInfo``. :class:`RequestGuard` (a server interceptor, on every method of the server:
-the service's own, health and reflection) makes the service decode its requests itself:
+``ErrorInfo``. The guard (a step of every method's call pipeline,
+:mod:`maka_runtime.common.pipeline`: the service's own, health and reflection) makes the
+service decode its requests itself:
 
 - a request message (each message of a request stream) larger than ``max_request_bytes`` is
   refused with RESOURCE_EXHAUSTED, reason ``REQUEST_TOO_LARGE``, metadata ``limit_bytes`` and
@@ -29,7 +30,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 from google.protobuf import unknown_fields
@@ -37,7 +38,6 @@ from google.protobuf.message import DecodeError, Message
 from maka_runtime_proto.common.v1 import errors_pb2
 
 from maka_runtime.common.aio import race
-from maka_runtime.common.handlers import same_shape
 from maka_runtime.common.status import make_status, reason_name
 
 #: gRPC's own default limit for a received message, kept as the service limit.
@@ -48,8 +48,6 @@ DEFAULT_MAX_TRANSPORT_BYTES = 16 * 1024 * 1024
 TOO_LARGE = reason_name(errors_pb2.ERROR_REASON_REQUEST_TOO_LARGE)
 UNDECODABLE = reason_name(errors_pb2.ERROR_REASON_REQUEST_UNDECODABLE)
 
-if TYPE_CHECKING:
-    _Handler = grpc.RpcMethodHandler[Any, Any]
 _WIRE_TYPES = {0: "varint", 1: "64-bit", 2: "length-delimited", 3: "group", 4: "group", 5: "32-bit"}
 
 
@@ -153,16 +151,15 @@ def guarded_deserializer(
     return deserialize
 
 
-async def _abort(context: Any, refused: Refused) -> None:
-    await context.abort_with_status(refused.status)
-
-
-def _checked(requests: AsyncIterator[Any], refusal: asyncio.Future[Refused]) -> AsyncIterator[Any]:
-    """The request stream up to its first refused message, which resolves *refusal* (and the
-    stream then waits, until the call is cancelled)."""
+def _checked(
+    raws: AsyncIterator[bytes], decode: Callable[[bytes], Any], refusal: asyncio.Future[Refused]
+) -> AsyncIterator[Any]:
+    """The decoded request stream up to its first refused message, which resolves *refusal*
+    (and the stream then waits, until the call is cancelled)."""
 
     async def iterate() -> AsyncIterator[Any]:
-        async for request in requests:
+        async for raw in raws:
+            request = decode(raw)
             if isinstance(request, Refused):
                 if not refusal.done():
                     refusal.set_result(request)
@@ -180,50 +177,23 @@ async def _first(work: asyncio.Future[Any], refusal: asyncio.Future[Refused]) ->
     return True, refusal.result()
 
 
-def _guard_behaviour(handler: _Handler) -> Callable[..., Any]:
-    if handler.request_streaming:
-        return _guard_stream_in(handler)
-    return _guard_unary_in(handler)
-
-
-def _guard_unary_in(handler: _Handler) -> Callable[..., Any]:
-    """A refused request ends the call before the servicer sees it."""
-    streaming_out = handler.response_streaming
-    inner: Any = handler.unary_stream if streaming_out else handler.unary_unary
+def guard_request_stream(
+    inner: Callable[..., Any], decode: Callable[[bytes], Any], streaming_out: bool
+) -> Callable[..., Any]:
+    """*inner* (a request-streaming behaviour) reading undecoded messages through *decode*
+    (a :func:`guarded_deserializer`): the first refused message ends the call, and the
+    servicer's work for it is cancelled."""
     if streaming_out and inspect.isasyncgenfunction(inner):
 
-        async def unary_stream(request: Any, context: Any) -> AsyncIterator[Any]:
-            if isinstance(request, Refused):
-                await _abort(context, request)
-            async for response in inner(request, context):
-                yield response
-
-        return unary_stream
-
-    async def unary_in(request: Any, context: Any) -> Any:
-        if isinstance(request, Refused):
-            await _abort(context, request)
-        return await inner(request, context)
-
-    return unary_in
-
-
-def _guard_stream_in(handler: _Handler) -> Callable[..., Any]:
-    """The first refused message of a request stream ends the call (the servicer's work is
-    cancelled)."""
-    streaming_out = handler.response_streaming
-    inner: Any = handler.stream_stream if streaming_out else handler.stream_unary
-    if streaming_out and inspect.isasyncgenfunction(inner):
-
-        async def stream_stream(requests: AsyncIterator[Any], context: Any) -> AsyncIterator[Any]:
+        async def stream_stream(raws: AsyncIterator[bytes], context: Any) -> AsyncIterator[Any]:
             refusal: asyncio.Future[Refused] = asyncio.get_running_loop().create_future()
-            responses = inner(_checked(requests, refusal), context)
+            responses = inner(_checked(raws, decode, refusal), context)
             try:
                 while True:
                     step = asyncio.ensure_future(anext(responses))
                     refused, value = await _first(step, refusal)
                     if refused:
-                        await _abort(context, value)
+                        await context.abort_with_status(value.status)
                     yield value
             except StopAsyncIteration:
                 return
@@ -232,38 +202,12 @@ def _guard_stream_in(handler: _Handler) -> Callable[..., Any]:
 
         return stream_stream
 
-    async def stream_in(requests: AsyncIterator[Any], context: Any) -> Any:
+    async def stream_in(raws: AsyncIterator[bytes], context: Any) -> Any:
         refusal: asyncio.Future[Refused] = asyncio.get_running_loop().create_future()
-        work = asyncio.ensure_future(inner(_checked(requests, refusal), context))
+        work = asyncio.ensure_future(inner(_checked(raws, decode, refusal), context))
         refused, value = await _first(work, refusal)
         if refused:
-            await _abort(context, value)
+            await context.abort_with_status(value.status)
         return value
 
     return stream_in
-
-
-def guard_handler(handler: _Handler, limits: RequestLimits, domain: str) -> _Handler:
-    """*handler* with the guarded deserializer and a behaviour that answers refusals."""
-    deserializer = guarded_deserializer(handler.request_deserializer, limits, domain)
-    return same_shape(handler, _guard_behaviour(handler), deserializer)
-
-
-class RequestGuard(grpc.aio.ServerInterceptor):
-    """Guards every method of the server it is installed on (see the module docstring)."""
-
-    def __init__(self, limits: RequestLimits, domain: str) -> None:
-        self.limits = limits
-        self.domain = domain
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Any],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> _Handler | None:
-        # Wrapped per call (a few closures): the interceptors after this one may choose the
-        # handler per call, so nothing is cached.
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return None
-        return guard_handler(handler, self.limits, self.domain)

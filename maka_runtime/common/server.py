@@ -11,16 +11,17 @@ A service plugs in through :class:`Service`. Life of a process::
 
 ``ServerHost.shutdown()`` is single-flight: every caller (the RPC, each signal) awaits the same
 drain and gets the same report. A second SIGINT/SIGTERM while draining stops at once.
-Every call but health's is authenticated first (:mod:`maka_runtime.common.auth`: a bearer token or a
-client certificate; a call without one is refused before its request is decoded), then the
-request guard (:mod:`maka_runtime.common.request_guard`: size limits and decoding with
-``ErrorInfo``) checks it; interceptors passed to :func:`serve` run after both. A plaintext listener
-on a non-loopback address is refused (exit 2) unless ``--allow-insecure-listen``; the bound address
-and the auth mode are logged once at start. Every connection follows the keepalive policy
-shared with the clients (:mod:`maka_runtime_client.keepalive`). Outermost of all, every call is
-traced (``--otel``) and counted (:mod:`maka_runtime.common.metrics`, served with
-``--metrics-listen``); after the guard, its request's ids are set for the log lines
-(:mod:`maka_runtime.common.logs`).
+Every method's calls go through one pipeline, composed when the server registers the method
+(:mod:`maka_runtime.common.pipeline`): counted and timed (:mod:`maka_runtime.common.metrics`,
+served with ``--metrics-listen``), authenticated (:mod:`maka_runtime.common.auth`: a bearer
+token or a client certificate; every call but health's; a call without one is refused before
+its request is decoded), checked by the request guard (:mod:`maka_runtime.common.request_guard`:
+size limits and decoding with ``ErrorInfo``), then given its principal and the log ids of its
+request (:mod:`maka_runtime.common.logs`). Tracing (``--otel``) and interceptors passed to
+:func:`serve` run outside the pipeline, before it. A plaintext listener on a non-loopback
+address is refused (exit 2) unless ``--allow-insecure-listen``; the bound address and the auth
+mode are logged once at start. Every connection follows the keepalive policy shared with the
+clients (:mod:`maka_runtime_client.keepalive`).
 """
 
 from __future__ import annotations
@@ -45,12 +46,13 @@ from maka_runtime_client.keepalive import KEEPALIVE, KeepalivePolicy
 
 from maka_runtime.common import observability
 from maka_runtime.common.aio import race
-from maka_runtime.common.auth import Authenticator, AuthInterceptor, TokenFileError
+from maka_runtime.common.auth import Authenticator, Gate, TokenFileError
 from maka_runtime.common.config import CommonConfig
-from maka_runtime.common.logs import LogContextInterceptor, configure_logging
-from maka_runtime.common.metrics import MetricsInterceptor, MetricsServer, ServiceMetrics
+from maka_runtime.common.logs import configure_logging
+from maka_runtime.common.metrics import MetricsServer, ServiceMetrics
+from maka_runtime.common.pipeline import CallPipeline, Registrar
 from maka_runtime.common.reflection import enable_reflection
-from maka_runtime.common.request_guard import RequestGuard, RequestLimits
+from maka_runtime.common.request_guard import RequestLimits
 
 log = logging.getLogger("maka.server")
 
@@ -191,9 +193,9 @@ async def serve(
         await service.open(host)
     except StartupError as error:
         return _startup_failed(host, error)
-    server = _grpc_server(host, interceptors, keepalive)
+    server, pipeline = _grpc_server(host, interceptors, keepalive)
     try:
-        _register(server, host)
+        _register(server, host, pipeline)
         if not _bind(server, host, credentials) or not observability.start_metrics(host):
             return 1
         # Handlers go in before the "listening" line: whoever reads it may signal at once.
@@ -241,34 +243,32 @@ def _grpc_server(
     host: ServerHost,
     interceptors: Sequence[grpc.aio.ServerInterceptor],
     keepalive: KeepalivePolicy | None,
-) -> grpc.aio.Server:
+) -> tuple[grpc.aio.Server, CallPipeline]:
     config = host.config
     if keepalive is None:
         keepalive = getattr(host.service, "keepalive", KEEPALIVE)
     limits = RequestLimits(config.max_request_bytes, config.max_transport_bytes)
     domain = f"{config.service}.maka"
-    return grpc.aio.server(
-        # Authentication first (on metadata only: an anonymous call is refused before its
-        # request is decoded), then the guard: a request too large or undecodable is refused
-        # before anything else sees it.
-        # Tracing and metrics outermost, so refused calls are traced and counted too.
-        interceptors=(
-            *observability.server_interceptors(host),
-            MetricsInterceptor(host.metrics),
-            AuthInterceptor(host.authenticator, domain, mtls=config.tls_client_ca is not None),
-            RequestGuard(limits, domain=domain),
-            LogContextInterceptor(),
-            *interceptors,
-        ),
+    # Every method's calls go through one pipeline, composed when the method is registered:
+    # metrics, then authentication (on metadata only: an anonymous call is refused before its
+    # request is decoded), then the request guard, then the call's principal and log ids
+    # (maka_runtime.common.pipeline). Tracing, when asked for, stays an interceptor, outermost,
+    # so refused calls are traced too.
+    gate = Gate(host.authenticator, domain, mtls=config.tls_client_ca is not None)
+    pipeline = CallPipeline(host.metrics, gate, limits, domain)
+    server = grpc.aio.server(
+        interceptors=(*observability.server_interceptors(host), *interceptors) or None,
         options=[*server_options(keepalive), *limits.server_options()],
     )
+    return server, pipeline
 
 
-def _register(server: grpc.aio.Server, host: ServerHost) -> None:
-    """The service's servicers, health and reflection."""
-    host.service.register(server)
-    health_pb2_grpc.add_HealthServicer_to_server(host.health, server)
-    enable_reflection(server, (*host.service.service_names, HEALTH_SERVICE_NAME))
+def _register(server: grpc.aio.Server, host: ServerHost, pipeline: CallPipeline) -> None:
+    """The service's servicers, health and reflection, each method behind *pipeline*."""
+    registrar: Any = Registrar(server, pipeline)
+    host.service.register(registrar)
+    health_pb2_grpc.add_HealthServicer_to_server(host.health, registrar)
+    enable_reflection(registrar, (*host.service.service_names, HEALTH_SERVICE_NAME))
 
 
 def _bind(server: grpc.aio.Server, host: ServerHost, credentials: Any) -> bool:

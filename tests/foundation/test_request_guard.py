@@ -1,5 +1,6 @@
-"""The request guard on every shape of method, over a real in-process gRPC server: unary and
-streaming requests, async-generator and ``context.write`` handlers. (The services' own RPCs are
+"""The request guard on every shape of method, over a real in-process gRPC server whose methods
+go through the call pipeline: unary and streaming requests, async-generator and
+``context.write`` handlers, generic and registered method handlers. (The services' own RPCs are
 covered in ``test_request_limits.py``; neither service has a client-streaming RPC.)"""
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2
 
-from maka_runtime.common.request_guard import RequestGuard, RequestLimits
+from maka_runtime.common.auth import Authenticator, Gate
+from maka_runtime.common.metrics import ServiceMetrics
+from maka_runtime.common.pipeline import CallPipeline, Registrar
+from maka_runtime.common.request_guard import RequestLimits
 from maka_runtime.common.status import error_info
+from tests.support import auth
 
 Request = health_pb2.HealthCheckRequest
 Response = health_pb2.HealthCheckResponse
@@ -45,9 +50,8 @@ async def stream_stream(requests: AsyncIterator[Any], context: Any) -> AsyncIter
         yield SERVED
 
 
-@pytest.fixture
-async def address() -> AsyncIterator[str]:
-    handlers = {
+def _handlers() -> dict[str, Any]:
+    return {
         "UnaryUnary": grpc.unary_unary_rpc_method_handler(
             unary_unary, Request.FromString, Response.SerializeToString
         ),
@@ -64,11 +68,29 @@ async def address() -> AsyncIterator[str]:
             stream_stream, Request.FromString, Response.SerializeToString
         ),
     }
-    limits = RequestLimits(max_request_bytes=1024, max_transport_bytes=4096)
-    server = grpc.aio.server(
-        interceptors=[RequestGuard(limits, domain="test.maka")], options=limits.server_options()
-    )
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("t.T", handlers)])
+
+
+LIMITS = RequestLimits(max_request_bytes=1024, max_transport_bytes=4096)
+
+
+def pipeline(tmp_path: Any) -> CallPipeline:
+    """The pipeline as the services build it, accepting the suite's credential."""
+    authenticator = Authenticator(tmp_path, auth.TOKEN_FILE, local=False)
+    authenticator.open()
+    gate = Gate(authenticator, "test.maka")
+    return CallPipeline(ServiceMetrics("test", tmp_path), gate, LIMITS, "test.maka")
+
+
+@pytest.fixture(params=["generic", "registered"])
+async def address(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[str]:
+    server = grpc.aio.server(options=LIMITS.server_options())
+    registrar = Registrar(server, pipeline(tmp_path))
+    if request.param == "generic":
+        registrar.add_generic_rpc_handlers(
+            [grpc.method_handlers_generic_handler("t.T", _handlers())]
+        )
+    else:
+        registrar.add_registered_method_handlers("t.T", _handlers())
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     yield f"127.0.0.1:{port}"
@@ -124,3 +146,71 @@ async def test_refused_requests_keep_the_error_model(
     else:
         assert info.metadata["message_type"] == "grpc.health.v1.HealthCheckRequest"
         assert "String field had bad UTF-8" in (refused.value.details() or "")
+
+
+@pytest.mark.parametrize("method", METHODS)
+async def test_an_anonymous_call_is_refused_before_its_request_is_decoded(
+    address: str, method: str
+) -> None:
+    # Undecodable bytes without a credential: the answer is about the credential, never the
+    # bytes (an anonymous caller learns nothing from the guard).
+    async with auth.bare_aio_channel(address) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await call(channel, method, [BAD_UTF8])
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    info = error_info(refused.value)
+    assert info is not None and info.reason == "UNAUTHENTICATED"
+
+
+async def test_each_method_is_wrapped_once_at_registration_not_per_call(tmp_path: Any) -> None:
+    built = pipeline(tmp_path)
+    wraps: list[str] = []
+    original = built.wrap
+
+    def counting(method: str, handler: Any) -> Any:
+        wraps.append(method)
+        return original(method, handler)
+
+    built.wrap = counting  # type: ignore[method-assign]
+    server = grpc.aio.server(options=LIMITS.server_options())
+    Registrar(server, built).add_generic_rpc_handlers(
+        [grpc.method_handlers_generic_handler("t.T", _handlers())]
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            for _ in range(5):
+                assert await call(channel, "UnaryUnary", [GOOD])
+    finally:
+        await server.stop(None)
+    assert wraps == ["/t.T/UnaryUnary"]
+
+
+async def test_every_call_is_counted_with_its_code_refused_ones_too(tmp_path: Any) -> None:
+    built = pipeline(tmp_path)
+    server = grpc.aio.server(options=LIMITS.server_options())
+    Registrar(server, built).add_registered_method_handlers("t.T", _handlers())
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    target = f"127.0.0.1:{port}"
+    try:
+        async with grpc.aio.insecure_channel(target) as channel:
+            await call(channel, "UnaryStreamGenerator", [GOOD])
+            with pytest.raises(grpc.aio.AioRpcError):
+                await call(channel, "UnaryUnary", [BAD_UTF8])
+        async with auth.bare_aio_channel(target) as channel:
+            with pytest.raises(grpc.aio.AioRpcError):
+                await call(channel, "UnaryUnary", [GOOD])
+    finally:
+        await server.stop(None)
+
+    def handled(method: str, code: str) -> float | None:
+        return built.metrics.registry.get_sample_value(
+            "maka_grpc_server_handled_total",
+            {"grpc_service": "t.T", "grpc_method": method, "grpc_code": code},
+        )
+
+    assert handled("UnaryStreamGenerator", "OK") == 1
+    assert handled("UnaryUnary", "INVALID_ARGUMENT") == 1
+    assert handled("UnaryUnary", "UNAUTHENTICATED") == 1
