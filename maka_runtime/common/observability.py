@@ -16,7 +16,6 @@ import grpc
 
 from maka_runtime.common import tracing
 from maka_runtime.common.config import CommonConfig
-from maka_runtime.common.metrics import MetricsServer
 from maka_runtime.common.tracing import TracingError
 
 if TYPE_CHECKING:
@@ -63,6 +62,9 @@ def start_metrics(host: ServerHost) -> bool:
     address = host.config.metrics_listen
     if address is None:
         return True
+    from maka_runtime.common.prometheus import MetricsServer, ServiceMetrics
+
+    assert isinstance(host.metrics, ServiceMetrics)  # kept because they are served
     try:
         server = MetricsServer(host.metrics, address)
     except OSError as error:

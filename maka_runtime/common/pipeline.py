@@ -38,7 +38,7 @@ import grpc
 from maka_runtime.common.auth import Gate
 from maka_runtime.common.handlers import behaviour_of, same_shape
 from maka_runtime.common.logs import calls, set_log_context
-from maka_runtime.common.metrics import ServiceMetrics, status_name
+from maka_runtime.common.metrics import Metrics, status_name
 from maka_runtime.common.principal import set_current_principal
 from maka_runtime.common.request_guard import (
     Refused,
@@ -58,9 +58,7 @@ log = logging.getLogger("maka.auth")
 class CallPipeline:
     """Builds each method's wrapped handler (see the module docstring)."""
 
-    def __init__(
-        self, metrics: ServiceMetrics, gate: Gate, limits: RequestLimits, domain: str
-    ) -> None:
+    def __init__(self, metrics: Metrics, gate: Gate, limits: RequestLimits, domain: str) -> None:
         self.metrics = metrics
         self.gate = gate
         self.limits = limits

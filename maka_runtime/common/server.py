@@ -49,7 +49,7 @@ from maka_runtime.common.aio import race
 from maka_runtime.common.auth import Authenticator, Gate, TokenFileError
 from maka_runtime.common.config import CommonConfig
 from maka_runtime.common.logs import configure_logging
-from maka_runtime.common.metrics import MetricsServer, ServiceMetrics
+from maka_runtime.common.metrics import Metrics, open_metrics
 from maka_runtime.common.pipeline import CallPipeline, Registrar
 from maka_runtime.common.reflection import enable_reflection
 from maka_runtime.common.request_guard import RequestLimits
@@ -112,11 +112,13 @@ class ServerHost:
         self._shutdown_task: asyncio.Task[Any] | None = None
         self._stop_now = asyncio.Event()
         self._drained = asyncio.Event()
-        #: Prometheus metrics (served only with --metrics-listen; services add their figures).
-        self.metrics = ServiceMetrics(config.service, config.service_data_dir)
+        #: Prometheus figures with --metrics-listen (services add theirs), else none kept.
+        self.metrics: Metrics = open_metrics(
+            config.service, config.service_data_dir, served=config.metrics_listen is not None
+        )
         #: Where /metrics is served once started (None: not served).
         self.metrics_address: str | None = None
-        self.metrics_server: MetricsServer | None = None
+        self.metrics_server: Any = None
         #: The OpenTelemetry tracer provider with --otel (None: no tracing).
         self.tracer_provider: Any = None
 
@@ -155,7 +157,7 @@ class ServerHost:
             await self.set_serving(False)
             return await self.service.drain(self.config.shutdown_grace)
         finally:
-            self.metrics.drain_seconds.observe(time.perf_counter() - started)
+            self.metrics.observe_drain(time.perf_counter() - started)
             self._drained.set()
 
     async def wait_drained(self) -> None:

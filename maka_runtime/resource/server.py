@@ -337,7 +337,7 @@ class ResourceService:
         self._connections = ConnectionRegistry(self._resources)
         runs = RunObserver(self._supervisor, host.metrics)
         host.metrics.add_live(runs.live_runs)
-        host.metrics.ptys.set_function(runs.live_ptys)
+        host.metrics.set_live_ptys(runs.live_ptys)
 
     def register(self, server: grpc.aio.Server) -> None:
         assert self._host is not None and self._resources is not None

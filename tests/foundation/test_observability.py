@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import re
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -18,6 +20,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from maka_runtime.common.config import CommonConfig
 from maka_runtime.common.logs import configure_logging, log_context
+from maka_runtime.common.metrics import Metrics, open_metrics
+from maka_runtime.common.prometheus import ServiceMetrics
 from maka_runtime.kernel.server import parse_config as kernel_config
 from maka_runtime.resource.core import ShellRunConfig
 from maka_runtime.resource.server import ResourceConfig, ResourceService
@@ -134,7 +138,9 @@ async def test_live_ptys_runs_by_state_stops_and_the_drain_are_measured(
     assert value(after, "maka_drain_seconds_count") == 0
 
     assert await resource.stop() == 0
-    registry = resource.host.metrics.registry
+    metrics = resource.host.metrics
+    assert isinstance(metrics, ServiceMetrics)
+    registry = metrics.registry
     assert registry.get_sample_value("maka_drain_seconds_count") == 1
     with pytest.raises(httpx.ConnectError):
         scrape(resource)
@@ -180,3 +186,18 @@ def test_an_unknown_trace_exporter_is_one_line_and_exit_1(tmp_path: Path) -> Non
     process = spawn_service("kernel", tmp_path, "--otel", env={"OTEL_TRACES_EXPORTER": "carrier"})
     assert process.wait() == 1
     assert "OTEL_TRACES_EXPORTER='carrier': expected otlp, console or none" in process.stderr
+
+
+def test_without_metrics_listen_no_figures_are_kept_and_prometheus_is_not_loaded() -> None:
+    # Nothing could read them, so a service keeps none (and records nothing per call).
+    assert type(open_metrics("kernel", None, served=False)) is Metrics
+    assert isinstance(open_metrics("kernel", None, served=True), ServiceMetrics)
+    probe = (
+        "import sys, maka_runtime.kernel.server, maka_runtime.resource.server;"
+        "print(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in ('prometheus_client', 'wsgiref')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.strip()
+    assert loaded == "[]"

@@ -13,8 +13,8 @@ import pytest
 from grpc_health.v1 import health_pb2
 
 from maka_runtime.common.auth import Authenticator, Gate
-from maka_runtime.common.metrics import ServiceMetrics
 from maka_runtime.common.pipeline import CallPipeline, Registrar
+from maka_runtime.common.prometheus import ServiceMetrics
 from maka_runtime.common.request_guard import RequestLimits
 from maka_runtime.common.status import error_info
 from tests.support import auth
@@ -189,6 +189,8 @@ async def test_each_method_is_wrapped_once_at_registration_not_per_call(tmp_path
 
 async def test_every_call_is_counted_with_its_code_refused_ones_too(tmp_path: Any) -> None:
     built = pipeline(tmp_path)
+    metrics = built.metrics
+    assert isinstance(metrics, ServiceMetrics)
     server = grpc.aio.server(options=LIMITS.server_options())
     Registrar(server, built).add_registered_method_handlers("t.T", _handlers())
     port = server.add_insecure_port("127.0.0.1:0")
@@ -206,7 +208,7 @@ async def test_every_call_is_counted_with_its_code_refused_ones_too(tmp_path: An
         await server.stop(None)
 
     def handled(method: str, code: str) -> float | None:
-        return built.metrics.registry.get_sample_value(
+        return metrics.registry.get_sample_value(
             "maka_grpc_server_handled_total",
             {"grpc_service": "t.T", "grpc_method": method, "grpc_code": code},
         )
