@@ -23,8 +23,6 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from pythonjsonlogger.json import JsonFormatter
-
 from maka_runtime.common.config import LOG_FORMATS
 
 __all__ = ["LOG_FORMATS", "calls", "configure_logging", "log_context", "set_log_context"]
@@ -73,16 +71,22 @@ class _ContextFilter(logging.Filter):
         return True
 
 
-class _JsonLines(JsonFormatter):
-    def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
-        """The timestamp first; ids that do not apply left out."""
-        first = {"timestamp": log_data.pop("timestamp", None)}
-        return first | {k: v for k, v in log_data.items() if not (k in ID_FIELDS and not v)}
+def _json_lines(log_data: dict[str, Any]) -> dict[str, Any]:
+    """The timestamp first; ids that do not apply left out."""
+    first = {"timestamp": log_data.pop("timestamp", None)}
+    return first | {k: v for k, v in log_data.items() if not (k in ID_FIELDS and not v)}
 
 
 def json_formatter() -> logging.Formatter:
-    """One JSON object per record; ``timestamp`` is ISO 8601 in UTC, to the microsecond."""
-    return _JsonLines(
+    """One JSON object per record; ``timestamp`` is ISO 8601 in UTC, to the microsecond.
+    (``python-json-logger`` is loaded here, with ``--log-format json`` only.)"""
+    from pythonjsonlogger.json import JsonFormatter
+
+    class JsonLines(JsonFormatter):
+        def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
+            return _json_lines(log_data)
+
+    return JsonLines(
         "%(levelname)s %(name)s %(message)s %(session_id)s %(turn_id)s %(run_id)s",
         rename_fields={"levelname": "level", "name": "logger"},
         timestamp=True,
