@@ -36,7 +36,6 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,7 +64,10 @@ _STOP_GRACE_SECONDS = 2.0
 @functools.cache
 def package_version() -> str:
     """The installed distribution's version, read once (a metadata lookup scans the path: about
-    1.4 ms, which was most of a GetServerInfo call)."""
+    1.4 ms, which was most of a GetServerInfo call; ``importlib.metadata`` itself is loaded
+    here, with the first call, not at start)."""
+    from importlib import metadata
+
     try:
         return metadata.version("maka-runtime")
     except metadata.PackageNotFoundError:  # running from a plain checkout
