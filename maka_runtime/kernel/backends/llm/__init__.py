@@ -62,20 +62,88 @@ conversation as user messages, so the model sees them in its next request.
 …}}``); an ``error`` object inside the stream, a chunk that is not JSON, or a stream that ends
 without ``[DONE]`` and without a ``finish_reason`` are ``llm_failed``; a refused connection or
 a read timeout is ``llm_unavailable``.
+
+**Loading.** The package imports its modules when a name of theirs is first used (module
+``__getattr__``): a kernel whose sessions never pick the llm backend never loads it, and
+:func:`llm_factory` imports the agent loop when the first llm session is built.
 """
 
-from maka_runtime.kernel.backends.llm.chat import LlmError, LlmUnavailableError
-from maka_runtime.kernel.backends.llm.connections import (
-    DEFAULT_MAX_STEPS,
-    DEFAULT_TIMEOUT_S,
-    LlmConnection,
-    TurnSettings,
-    load_connections,
-    parse_connections,
-    resolve_settings,
-)
-from maka_runtime.kernel.backends.llm.loop import KIND, LlmBackend, LlmStepLimitError, llm_factory
-from maka_runtime.kernel.backends.llm.prompt import TOOLS
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from maka_runtime.kernel.backends.agent import STOP_CONFIRM_TIMEOUT, SessionApprovals
+from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES
+
+if TYPE_CHECKING:
+    from maka_runtime.kernel.backends.llm.chat import LlmError, LlmUnavailableError
+    from maka_runtime.kernel.backends.llm.connections import (
+        DEFAULT_MAX_STEPS,
+        DEFAULT_TIMEOUT_S,
+        LlmConnection,
+        TurnSettings,
+        load_connections,
+        parse_connections,
+        resolve_settings,
+    )
+    from maka_runtime.kernel.backends.llm.loop import LlmBackend, LlmStepLimitError
+    from maka_runtime.kernel.backends.llm.prompt import TOOLS
+    from maka_runtime.kernel.core.session import SessionHeader
+    from maka_runtime.kernel.core.tools import ToolHost
+
+KIND = "llm"
+
+#: The module each exported name lives in, imported on the name's first use.
+_HOMES = {
+    "LlmError": "chat",
+    "LlmUnavailableError": "chat",
+    "DEFAULT_MAX_STEPS": "connections",
+    "DEFAULT_TIMEOUT_S": "connections",
+    "LlmConnection": "connections",
+    "TurnSettings": "connections",
+    "load_connections": "connections",
+    "parse_connections": "connections",
+    "resolve_settings": "connections",
+    "LlmBackend": "loop",
+    "LlmStepLimitError": "loop",
+    "TOOLS": "prompt",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def llm_factory(
+    connections: Mapping[str, LlmConnection],
+    host: ToolHost | None,
+    approvals: SessionApprovals,
+    confirm_timeout: float = STOP_CONFIRM_TIMEOUT,
+    budget_bytes: int = DEFAULT_BUDGET_BYTES,
+) -> Callable[[SessionHeader], LlmBackend]:
+    """A registry factory: every session's LLM backend shares *connections*, *host*, *approvals*
+    (the stop confirmation bound, and keeps *budget_bytes* of each stream of a tool call's
+    output). The agent loop is imported when the first session is built."""
+    built: list[Callable[[SessionHeader], LlmBackend]] = []
+
+    def build(header: SessionHeader) -> LlmBackend:
+        if not built:
+            from maka_runtime.kernel.backends.llm import loop
+
+            built.append(
+                loop.llm_factory(connections, host, approvals, confirm_timeout, budget_bytes)
+            )
+        return built[0](header)
+
+    return build
+
 
 __all__ = [
     "DEFAULT_MAX_STEPS",

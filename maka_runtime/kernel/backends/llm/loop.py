@@ -23,6 +23,7 @@ from maka_runtime.kernel.backends.agent import (
     Stopped,
     TurnControl,
 )
+from maka_runtime.kernel.backends.llm import KIND
 from maka_runtime.kernel.backends.llm.chat import LlmError, StepAccumulator, stream_chat
 from maka_runtime.kernel.backends.llm.connections import (
     LlmConnection,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("maka_runtime.kernel.backends")
 
-KIND = "llm"
 #: Connecting gets at most this long (or the connection's ``timeout_s`` when shorter).
 CONNECT_TIMEOUT_S = 10.0
 #: ``finish_reason`` values that end the turn whatever else the reply holds, and the stop
