@@ -2,7 +2,9 @@
 
 Cold start is mostly imports, so the modules of optional features are imported on first use:
 the llm backend (and its HTTP client and TOML reader) when a session uses it, OpenTelemetry
-with ``--otel``, pyte when a PTY run's screen is read. Each test starts the service module in
+with ``--otel``, pyte when a PTY run's screen is read, ``prometheus_client`` (and the HTTP
+server it brings) with ``--metrics-listen``, ``python-json-logger`` with ``--log-format json``,
+``importlib.metadata`` with the first ``GetServerInfo``. Each test starts the service module in
 a fresh interpreter and asserts on what that interpreter imported — behaviour, not timing.
 """
 
@@ -18,6 +20,8 @@ import pytest
 
 from tests.support.processes import MODULES, running_service
 
+#: Never imported by either service's module or default start.
+COMMON = ("prometheus_client", "wsgiref", "pythonjsonlogger", "importlib.metadata")
 #: Never imported by importing a service module or by a start with default flags.
 OPTIONAL = {
     "kernel": (
@@ -29,8 +33,9 @@ OPTIONAL = {
         "tomllib",
         "opentelemetry",
         "pyte",
+        *COMMON,
     ),
-    "resource": ("opentelemetry", "pyte", "httpx"),
+    "resource": ("opentelemetry", "pyte", "httpx", *COMMON),
 }
 #: Imported by every start: the positive control that the listing below is read at all.
 NEEDED = ("grpc", "google.protobuf", "sqlite3")
