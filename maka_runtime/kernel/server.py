@@ -60,7 +60,7 @@ from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES
 from maka_runtime.kernel.core.tools import HostShutdownReport
 from maka_runtime.kernel.core.validation import KernelLimits
 from maka_runtime.kernel.resource_link import LinkCredential, ResourceLink
-from maka_runtime.kernel.settings import add_settings
+from maka_runtime.kernel.settings import DEFAULT_LOOP, add_settings
 from maka_runtime.kernel.store.observed import ObservedSessionStore
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
@@ -102,8 +102,8 @@ class KernelConfig:
     resource_tls_ca: str = ""
     resource_tls_cert: str = ""
     resource_tls_key: str = ""
-    #: The event loop (``--event-loop``): ``asyncio`` or ``uvloop``.
-    event_loop: str = "asyncio"
+    #: The event loop (``--event-loop``): ``uvloop`` (the default) or ``asyncio``.
+    event_loop: str = DEFAULT_LOOP
 
     def kernel_limits(self) -> KernelLimits:
         """The kernel core's limits from these settings."""
@@ -199,8 +199,8 @@ class KernelService:
             interceptors=observability.client_interceptors(host),
         )
         self._register_backends(self.resources)
-        log.info("event loop: %s", event_loop.running_loop())
         store, report = await self._open_store(host)
+        log.info("event loop: %s", event_loop.running_loop())
         if report.interrupted_turns or report.sessions_updated or report.interactions_closed:
             log.warning(
                 "start-up sweep: %d interrupted turn(s), %d session(s) updated, "

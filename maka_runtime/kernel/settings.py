@@ -27,6 +27,9 @@ from maka_runtime.kernel.core.interactions.messaging import DEFAULT_MAX_BYTES, D
 from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES
 
 BACKEND_KINDS = (SHELL, "llm", SCRIPTED)
+#: The kernel's event loop unless told otherwise: uvloop, which spends less CPU per message and
+#: per store call (the README's configuration table has the figures).
+DEFAULT_LOOP = "uvloop"
 
 
 def add_settings(settings: SettingsParser) -> None:
@@ -34,7 +37,7 @@ def add_settings(settings: SettingsParser) -> None:
     _add_link_settings(settings)
     _add_turn_settings(settings)
     _add_limit_settings(settings)
-    event_loop.add_setting(settings, "every stream, turn and store call")
+    event_loop.add_setting(settings, "every stream, turn and store call", default=DEFAULT_LOOP)
 
 
 def _synchronous(value: str) -> str:

@@ -1,7 +1,8 @@
-"""``maka-kernel --event-loop uvloop``: the same kernel on libuv's event loop."""
+"""``maka-kernel --event-loop``: uvloop (libuv's event loop) by default, asyncio when asked."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -18,9 +19,9 @@ from .conftest import WORKSPACE
 pytestmark = pytest.mark.slow
 
 
-def test_the_kernel_runs_a_coalesced_turn_on_uvloop_when_asked(data_dir: Path) -> None:
+def test_the_kernel_runs_a_coalesced_turn_on_uvloop(data_dir: Path) -> None:
     with (
-        running_service("kernel", data_dir, "--event-loop", "uvloop") as host,
+        running_service("kernel", data_dir) as host,
         grpc.insecure_channel(host.address) as channel,
     ):
         stub = kernel_pb2_grpc.KernelServiceStub(channel)
@@ -45,9 +46,13 @@ def test_the_kernel_runs_a_coalesced_turn_on_uvloop_when_asked(data_dir: Path) -
     assert "event loop: uvloop" in host.stderr
 
 
-def test_the_default_loop_is_asyncio_and_the_environment_can_choose() -> None:
-    assert parse_config([]).event_loop == "asyncio"
-    assert parse_config(["--event-loop", "uvloop"]).event_loop == "uvloop"
+def test_the_kernel_runs_on_uvloop_unless_told_otherwise(data_dir: Path) -> None:
+    assert parse_config([]).event_loop == "uvloop"
+    assert parse_config(["--event-loop", "asyncio"]).event_loop == "asyncio"
+    with running_service("kernel", data_dir, env={"MAKA_KERNEL_EVENT_LOOP": "asyncio"}) as host:
+        host.signal(signal.SIGTERM)
+        host.process.wait(30)
+    assert "event loop: asyncio" in host.stderr
 
 
 def test_an_unknown_event_loop_is_refused_at_start(data_dir: Path) -> None:
