@@ -92,11 +92,21 @@ def _method(profile: Profile) -> Any:
     return service.methods_by_name[profile.method]
 
 
+def _event_sizes(response: Any, response_class: Any) -> list[int]:
+    """The size of each event of *response* as a message of its own: a coalesced StartTurn
+    response (``more_events``) counts as the events it carries, so a profile that asks for
+    coalescing is measured in events and its baseline streams one frame per event."""
+    more = getattr(response, "more_events", None)
+    if not more:
+        return [response.ByteSize()]
+    return [response_class(event=event).ByteSize() for event in (response.event, *more)]
+
+
 async def message_sizes(
     profile: Profile, pair: Pair, fixtures: dict[str, Any]
 ) -> tuple[int, int, int]:
     """(request bytes, mean response bytes, responses per call) of one call of *profile*,
-    as its first ghz worker would make it."""
+    as its first ghz worker would make it (a coalesced response counts as its events)."""
     method = _method(profile)
     request_class = message_factory.GetMessageClass(method.input_type)
     response_class = message_factory.GetMessageClass(method.output_type)
@@ -123,7 +133,7 @@ async def message_sizes(
                 response_deserializer=response_class.FromString,
             )(request, metadata=pair.metadata, timeout=120)
             async for response in stream:
-                sizes.append(response.ByteSize())
+                sizes.extend(_event_sizes(response, response_class))
                 if limit and len(sizes) >= limit:
                     stream.cancel()
                     break

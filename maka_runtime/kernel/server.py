@@ -16,7 +16,6 @@ reached the kernel still exits 0 and says so (log line and ``ShutdownResponse.re
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -27,17 +26,11 @@ import grpc
 from maka_runtime_client.credentials import TlsFiles
 from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
 
-from maka_runtime.common import observability
+from maka_runtime.common import event_loop, observability
 from maka_runtime.common.config import (
     DEFAULT_PAGE_BYTES,
-    PAGE_BYTES_RANGE,
     CommonConfig,
     SettingsParser,
-    boolean,
-    bounded_int,
-    byte_size,
-    positive_seconds,
-    target_address,
 )
 from maka_runtime.common.server import ServerHost, StartupError, run_main
 from maka_runtime.common.storage_root import (
@@ -63,15 +56,15 @@ from maka_runtime.kernel.core import (
 )
 from maka_runtime.kernel.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
 from maka_runtime.kernel.core.recovery import SweepReport, recover_interrupted
-from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES
+from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES
 from maka_runtime.kernel.core.tools import HostShutdownReport
 from maka_runtime.kernel.core.validation import KernelLimits
 from maka_runtime.kernel.resource_link import LinkCredential, ResourceLink
+from maka_runtime.kernel.settings import DEFAULT_LOOP, add_settings
 from maka_runtime.kernel.store.observed import ObservedSessionStore
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 DEFAULT_PORT = 50051
-BACKEND_KINDS = (SHELL, "llm", SCRIPTED)
 SERVICE_NAME = kernel_pb2.DESCRIPTOR.services_by_name["KernelService"].full_name
 # After the shutdown grace, turns stopped immediately get this long to settle.
 ESCALATION_GRACE = 5.0
@@ -109,6 +102,8 @@ class KernelConfig:
     resource_tls_ca: str = ""
     resource_tls_cert: str = ""
     resource_tls_key: str = ""
+    #: The event loop (``--event-loop``): ``uvloop`` (the default) or ``asyncio``.
+    event_loop: str = DEFAULT_LOOP
 
     def kernel_limits(self) -> KernelLimits:
         """The kernel core's limits from these settings."""
@@ -134,166 +129,13 @@ def resource_credential(config: KernelConfig) -> LinkCredential:
     return LinkCredential(token=token, data_dir=str(config.common.data_dir), tls=tls)
 
 
-def _synchronous(value: str) -> str:
-    if value.lower() not in ("normal", "full"):
-        raise argparse.ArgumentTypeError(f"expected normal or full, got {value!r}")
-    return value.upper()
-
-
-def _add_link_settings(settings: SettingsParser) -> None:
-    """Where the resource service is and how the kernel talks to it."""
-    settings.add(
-        "resource-address",
-        type=target_address,
-        default="127.0.0.1:50052",
-        metavar="HOST:PORT",
-        help="where the resource service listens",
-    )
-    settings.add(
-        "resource-timeout",
-        type=positive_seconds,
-        default="10",
-        metavar="SECONDS",
-        help="deadline of each call to the resource service (stopping a run gets 15 s more)",
-    )
-    settings.add(
-        "shutdown-resource",
-        type=boolean,
-        default="yes",
-        metavar="yes|no",
-        help="whether the kernel's shutdown also shuts the resource service down (the cascade)",
-    )
-    settings.add(
-        "resource-token-file",
-        default="",
-        metavar="FILE",
-        help="file holding the bearer token of the link to the resource service (empty: "
-        "MAKA_TOKEN, then DATA_DIR/credentials/local.token)",
-    )
-    for name, what in (
-        ("ca", "CA that signed the resource service's certificate (TLS link)"),
-        ("cert", "client certificate the link presents (mutual TLS)"),
-        ("key", "private key of --resource-tls-cert"),
-    ):
-        settings.add(f"resource-tls-{name}", default="", metavar="PEM", help=what)
-
-
-def _add_turn_settings(settings: SettingsParser) -> None:
-    """How turns run: durability, backends, interaction timeouts."""
-    settings.add(
-        "answer-timeout",
-        type=positive_seconds,
-        default="0",
-        metavar="SECONDS",
-        help="deny sandbox-boundary requests and cancel questions nobody answers in time "
-        "(0: wait as long as the turn runs)",
-    )
-    settings.add(
-        "sqlite-synchronous",
-        type=_synchronous,
-        default="normal",
-        metavar="normal|full",
-        help="SQLite durability: normal survives a crashed process, full also a power loss",
-    )
-    settings.add(
-        "llm-connections",
-        type=_connections_file,
-        default="",
-        metavar="FILE",
-        help="TOML file of OpenAI-compatible connections for the llm backend",
-    )
-    settings.add(
-        "stop-confirm-timeout",
-        type=positive_seconds,
-        default="10",
-        metavar="SECONDS",
-        help="how long an immediate stop waits for the resource service to confirm that the "
-        "turn's runs ended; past it the stop fails (OWNER_CLEANUP_FAILED) and the session is "
-        "quarantined until the kernel confirms their end",
-    )
-    settings.add(
-        "stop-settle-timeout",
-        type=positive_seconds,
-        default="5",
-        metavar="SECONDS",
-        help="how long a stop waits for the backend to end the turn's stream before it "
-        "records the turn aborted anyway (later events of the turn are discarded)",
-    )
-    settings.add(
-        "default-backend",
-        type=_backend_kind,
-        default=SHELL,
-        metavar="shell|llm|scripted",
-        help="the backend of sessions created without one",
-    )
-
-
-def _output_budget(value: str) -> int:
-    size = byte_size(value)
-    if size > MAX_BUDGET_BYTES:
-        raise argparse.ArgumentTypeError(f"expected 1KiB to 64MiB, got {value!r}")
-    return size
-
-
-def _add_limit_settings(settings: SettingsParser) -> None:
-    """The kernel's limits (see the README's limits section)."""
-    settings.add(
-        "tool-output-budget-bytes",
-        type=_output_budget,
-        default=str(DEFAULT_BUDGET_BYTES),
-        metavar="BYTES",
-        help="most bytes of each stream (stdout, stderr) of one tool call kept in the session's "
-        "log; the rest is counted in the tool_result's truncation record (1KiB to 64MiB)",
-    )
-    settings.add(
-        "max-page-bytes",
-        type=bounded_int(*PAGE_BYTES_RANGE, "bytes"),
-        default=str(DEFAULT_PAGE_BYTES),
-        metavar="BYTES",
-        help="most bytes one page of ReadMessages, ListSessions or ListTurns holds (a page "
-        "always holds at least one item)",
-    )
-    settings.add(
-        "max-queued-messages",
-        type=bounded_int(1, 100_000),
-        default=str(DEFAULT_MAX_MESSAGES),
-        metavar="N",
-        help="most messages queued into one running turn (SendMessage); more are "
-        "RESOURCE_EXHAUSTED until the turn takes them",
-    )
-    settings.add(
-        "max-queued-bytes",
-        type=bounded_int(64 * 1024, 1024 * 1024 * 1024, "bytes"),
-        default=str(DEFAULT_MAX_BYTES),
-        metavar="BYTES",
-        help="most bytes of text queued into one running turn (SendMessage)",
-    )
-    settings.add(
-        "max-early-stops",
-        type=bounded_int(1, 10_000),
-        default="16",
-        metavar="N",
-        help="most stops remembered per session for turns not admitted yet (StopSession "
-        "with a turn_id); the oldest is forgotten first",
-    )
-    settings.add(
-        "session-header-cache",
-        type=bounded_int(0, 1_000_000),
-        default="1024",
-        metavar="N",
-        help="most session headers kept in memory for GetSession and turn starts (0: none)",
-    )
-
-
 def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
     settings = SettingsParser(
         service="kernel",
         description="Maka Runtime kernel service: sessions, turns, stops, interactions.",
         default_port=DEFAULT_PORT,
     )
-    _add_link_settings(settings)
-    _add_turn_settings(settings)
-    _add_limit_settings(settings)
+    add_settings(settings)
     common, ns = settings.parse(argv)
     return KernelConfig(
         common=common,
@@ -317,24 +159,8 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         resource_tls_ca=ns.resource_tls_ca,
         resource_tls_cert=ns.resource_tls_cert,
         resource_tls_key=ns.resource_tls_key,
+        event_loop=ns.event_loop,
     )
-
-
-def _connections_file(value: str) -> tuple[str, dict[str, llm.LlmConnection]]:
-    if not value:
-        return "", {}
-    try:
-        return value, llm.load_connections(value)
-    except (OSError, ValueError) as error:
-        raise argparse.ArgumentTypeError(str(error)) from error
-
-
-def _backend_kind(value: str) -> str:
-    if value not in BACKEND_KINDS:
-        raise argparse.ArgumentTypeError(
-            f"expected one of {', '.join(BACKEND_KINDS)}, got {value!r}"
-        )
-    return value
 
 
 def now_ms() -> int:
@@ -374,6 +200,7 @@ class KernelService:
         )
         self._register_backends(self.resources)
         store, report = await self._open_store(host)
+        log.info("event loop: %s", event_loop.running_loop())
         if report.interrupted_turns or report.sessions_updated or report.interactions_closed:
             log.warning(
                 "start-up sweep: %d interrupted turn(s), %d session(s) updated, "
@@ -493,7 +320,8 @@ class KernelService:
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
-    return run_main(config.common, KernelService(config))
+    loop = event_loop.loop_factory(config.event_loop)
+    return run_main(config.common, KernelService(config), loop_factory=loop)
 
 
 if __name__ == "__main__":

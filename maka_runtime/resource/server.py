@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import grpc
 from maka_runtime_client.keepalive import RESOURCE_SERVER, KeepalivePolicy
 from maka_runtime_proto.resource.v1 import resource_pb2, resource_pb2_grpc
 
+from maka_runtime.common import event_loop
 from maka_runtime.common.aio import TaskOwner, race
 from maka_runtime.common.config import (
     DEFAULT_PAGE_BYTES,
@@ -53,7 +54,6 @@ from maka_runtime.resource.sandbox_config import (
 from maka_runtime.resource.store import SqliteShellRunStore
 
 DEFAULT_PORT = 50052
-EVENT_LOOPS = ("asyncio", "uvloop")
 SERVICE_NAME = resource_pb2.DESCRIPTOR.services_by_name["ResourceService"].full_name
 
 log = logging.getLogger("maka.resource")
@@ -90,7 +90,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
     _add_shell_settings(settings, ShellRunConfig())
     add_sandbox_settings(settings)
     _add_output_settings(settings, ShellRunConfig())
-    _add_loop_setting(settings)
+    event_loop.add_setting(settings, "every stream, process and store call")
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
@@ -125,16 +125,6 @@ def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> 
         metavar="BYTES",
         help="most bytes the output journals of ended runs keep together; the journals of the "
         "runs that ended first are removed first",
-    )
-
-
-def _add_loop_setting(settings: SettingsParser) -> None:
-    settings.add(
-        "event-loop",
-        default="asyncio",
-        choices=EVENT_LOOPS,
-        help="the event loop that carries every stream, process and store call: asyncio (the "
-        "standard library's) or uvloop (libuv's: less CPU per run and per message)",
     )
 
 
@@ -313,8 +303,7 @@ class ResourceService:
             await self.close()
             raise StartupError(f"cannot open the shell-run store: {error}") from error
         _log_capabilities(self._supervisor.sandbox.capabilities)
-        loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
-        log.info("event loop: %s", "uvloop" if loop == "uvloop" else "asyncio")
+        log.info("event loop: %s", event_loop.running_loop())
         recovery = self._supervisor.recovery
         if recovery is not None and recovery.orphaned:
             log.warning(
@@ -409,18 +398,12 @@ class ResourceService:
             self._tasks.spawn(self._host.set_serving(False), name="not serving", log_failure=True)
 
 
-def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
-    if name == "uvloop":
-        import uvloop  # only when chosen
-
-        return uvloop.new_event_loop
-    return None
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     return run_main(
-        config.common, ResourceService(config), loop_factory=_loop_factory(config.event_loop)
+        config.common,
+        ResourceService(config),
+        loop_factory=event_loop.loop_factory(config.event_loop),
     )
 
 

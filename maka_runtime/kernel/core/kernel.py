@@ -318,22 +318,23 @@ class RuntimeKernel:
         :class:`TurnNotStartedError` with *report_not_started*.
         """
         check_id("session_id", session_id)
-        turn_id = turn_id or self._deps.new_id()
+        made = not turn_id  # an id the kernel makes now has no record to look up
+        final_turn_id = turn_id = turn_id or self._deps.new_id()
         check_id("turn_id", turn_id)
         check_text("text", text, self.limits.max_text_bytes)
-        final_turn_id = turn_id
         return TurnStream(
             session_id,
             turn_id,
             text,
-            open_turn=lambda: self._open_turn(session_id, final_turn_id, text),
+            open_turn=lambda: self._open_turn(session_id, final_turn_id, text, made),
             stop_abandoned=self._stop_abandoned,
             report_not_started=report_not_started,
         )
 
-    async def _open_turn(self, session_id: str, turn_id: str, text: str) -> Opening:
+    async def _open_turn(self, session_id: str, turn_id: str, text: str, made: bool) -> Opening:
         await self._access.check(session_id)
-        return await self._admission.open(session_id, turn_id, text, launch=self._runner.launch)
+        launch = self._runner.launch
+        return await self._admission.open(session_id, turn_id, text, launch=launch, made=made)
 
     def _stop_abandoned(self, run: Run, source: str) -> asyncio.Future[StopOutcome]:
         return self._stops.claim(run, source, "immediate", escalate=False)

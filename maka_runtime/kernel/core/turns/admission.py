@@ -84,9 +84,16 @@ class TurnAdmission:
         return unconfirmed_quarantined(runtime) or stop_quarantined(runtime)
 
     async def open(
-        self, session_id: str, turn_id: str, text: str, *, launch: Callable[[Run], None]
+        self,
+        session_id: str,
+        turn_id: str,
+        text: str,
+        *,
+        launch: Callable[[Run], None],
+        made: bool = False,
     ) -> Opening:
-        """Attach to the turn *turn_id* or admit it as a new run (started with *launch*)."""
+        """Attach to the turn *turn_id* or admit it as a new run (started with *launch*).
+        *made*: the kernel made *turn_id* for this start, so no record of it is looked up."""
         runtime = self._sessions.session(session_id)
         attached = _attach_active(runtime, turn_id, text)
         if attached is not None:
@@ -98,7 +105,7 @@ class TurnAdmission:
         attached = _attach_active(runtime, turn_id, text)
         if attached is not None:
             return attached
-        existing = await store.get_turn(session_id, turn_id)
+        existing = None if made else await store.get_turn(session_id, turn_id)
         if existing is not None:
             _check_same_text(turn_id, text, existing.text)
             return Opening(log=runtime.log, run=None, attached=True, first_seq=existing.first_seq)

@@ -1,0 +1,72 @@
+"""What a short turn asks of the store: no lookup of a turn id the kernel made itself (a
+retried start by its client's turn id still finds the recorded turn). The close of a run's
+interaction requests stays a durable store call even when the run made none: the spec's
+scenario of a failing durable close (tests/kernel/e2e/test_spec_scenarios_e2e.py) reports it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from maka_runtime.kernel.core import SessionStore
+from maka_runtime.kernel.core.log.events import UserQuestionRequest
+from tests.support.typed import only
+
+from .harness import Harness, make_harness
+
+
+@pytest.fixture
+async def harness(store: SessionStore) -> AsyncIterator[Harness]:
+    h = make_harness(store)
+    yield h
+    await h.close()
+
+
+def count_calls(store: Any, *names: str) -> Counter[str]:
+    """Count the calls of the store methods *names* (the methods still run)."""
+    calls: Counter[str] = Counter()
+    for name in names:
+        method = getattr(store, name)
+
+        def counted(*args: Any, _name: str = name, _method: Any = method) -> Any:
+            calls[_name] += 1
+            return _method(*args)
+
+        setattr(store, name, counted)
+    return calls
+
+
+async def test_a_turn_without_a_client_turn_id_looks_up_no_turn_record(harness: Harness) -> None:
+    session = await harness.session()
+    calls = count_calls(harness.store, "get_turn")
+    events = [e async for e in harness.kernel.start_turn(session.id, text="/script say hi")]
+    assert events[-1].type == "turn_state"
+    assert calls["get_turn"] == 0
+    turn_id = events[-1].turn_id
+    replay = [
+        e async for e in harness.kernel.start_turn(session.id, turn_id, text="/script say hi")
+    ]
+    assert replay == events  # a start by that id again attaches to the record
+    assert calls["get_turn"] == 1
+
+
+async def test_a_turn_stopped_with_a_pending_question_still_closes_it(harness: Harness) -> None:
+    session = await harness.session()
+    calls = count_calls(harness.store, "close_interactions")
+    stream = harness.kernel.start_turn(session.id, "t-q", text="/script ask Which? | a | b")
+    async for event in stream:
+        if event.type == "user_question_request":
+            break
+    request_id = only(event, UserQuestionRequest).request_id
+    outcome = await asyncio.wait_for(
+        harness.kernel.stop_session(session.id, source="stop_button"), 30
+    )
+    assert outcome.turn_id == "t-q"
+    assert [e async for e in stream][-1].type == "turn_state"
+    assert calls["close_interactions"] == 1
+    [record] = await harness.store.list_interactions(session.id)
+    assert (record.request_id, record.status) == (request_id, "closed")
