@@ -98,10 +98,30 @@ class ProcessHandle:
         )
         self.exit_watch = ExitWatch(pid)
         self._reaped: ExitStatus | None = None
+        #: The write end of a gated leader's gate (``None``: not gated, or no longer).
+        self.gate: int | None = None
 
     @property
     def exited(self) -> bool:
         return self.exit_watch.is_set()
+
+    def open_gate(self) -> None:
+        """Let a gated leader run the command (see ``PipesProcess.spawn``). A leader that has
+        already ended (its cgroup refused it) is not an error here: its exit is seen as usual."""
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            try:
+                os.write(gate, b"go\n")
+            except BrokenPipeError:
+                pass
+            finally:
+                os.close(gate)
+
+    def close_gate(self) -> None:
+        """End a gated leader at its gate, before anything of the command ran."""
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            os.close(gate)
 
     @property
     def reaped(self) -> bool:
@@ -226,6 +246,7 @@ class ProcessHandle:
 
     def close(self) -> None:
         """Stop reading and release file descriptors; idempotent."""
+        self.close_gate()
         for fd in list(self._readers):
             self._close_reader(fd)
         self.exit_watch.close()
