@@ -363,6 +363,7 @@ class ResourceService:
             ),
             shutdown=self._shutdown_rpc,
             closing=self._closing,
+            finished_run_cache_bytes=supervisor.config.finished_run_cache_bytes,
         )
         resource_pb2_grpc.add_ResourceServiceServicer_to_server(servicer, server)
 
