@@ -165,17 +165,17 @@ async def _any_readable(fds: list[int], within: float) -> None:
     loop = asyncio.get_running_loop()
     ready = loop.create_future()
 
-    def readable() -> None:
+    def wake() -> None:
         if not ready.done():
             ready.set_result(None)
 
     for fd in fds:
-        loop.add_reader(fd, readable)
+        loop.add_reader(fd, wake)
+    timer = loop.call_later(within, wake)
     try:
-        await asyncio.wait_for(asyncio.shield(ready), within)
-    except TimeoutError:
-        pass
+        await ready
     finally:
+        timer.cancel()
         for fd in fds:
             loop.remove_reader(fd)
 
