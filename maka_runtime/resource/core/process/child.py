@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import os
 import select
 import subprocess
@@ -91,15 +92,21 @@ class ProcessHandle:
         self._readers: dict[int, OutputStream] = {}
         self._output_eof = asyncio.Event()
         self._output_eof.set()
-        stat = _procfs.read_stat(pid)
-        # The leader is unreaped, so /proc/<pid> exists even if it has already exited.
-        self.identity = ProcessIdentity(
-            pid=pid, start_time=stat.start_time if stat else 0, boot_id=_procfs.boot_id()
-        )
         self.exit_watch = ExitWatch(pid)
         self._reaped: ExitStatus | None = None
         #: The write end of a gated leader's gate (``None``: not gated, or no longer).
         self.gate: int | None = None
+
+    @functools.cached_property
+    def identity(self) -> ProcessIdentity:
+        """The leader's PID, start time and boot, read from ``/proc`` when first asked for (the
+        ``running`` record): right after the spawn, a read of ``/proc/<pid>/stat`` can wait
+        for the child's move into its cgroup, on the event loop. The leader is unreaped until
+        after that record, so ``/proc/<pid>`` is still its own even if it has exited."""
+        stat = _procfs.read_stat(self.pid)
+        return ProcessIdentity(
+            pid=self.pid, start_time=stat.start_time if stat else 0, boot_id=_procfs.boot_id()
+        )
 
     @property
     def exited(self) -> bool:
