@@ -102,6 +102,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         sandbox=sandbox_settings(ns, common.service_data_dir),
         max_run_output_bytes=int(ns.max_run_output_bytes),
         max_kept_output_bytes=int(ns.max_kept_output_bytes),
+        finished_run_cache_bytes=int(ns.finished_run_cache_bytes),
     )
     return ResourceConfig(
         common=common, shell=shell, standalone=bool(ns.standalone), event_loop=ns.event_loop
@@ -125,6 +126,14 @@ def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> 
         metavar="BYTES",
         help="most bytes the output journals of ended runs keep together; the journals of the "
         "runs that ended first are removed first",
+    )
+    settings.add(
+        "finished-run-cache-bytes",
+        type=bounded_int(0, 1 << 34, "bytes"),
+        default=str(defaults.finished_run_cache_bytes),
+        metavar="BYTES",
+        help="most bytes of finished runs' records kept in memory, as committed, so GetRun and "
+        "ListRuns answer them without reading the store; 0 keeps none",
     )
 
 
@@ -343,6 +352,7 @@ class ResourceService:
             ),
             shutdown=self._shutdown_rpc,
             closing=self._closing,
+            finished_run_cache_bytes=supervisor.config.finished_run_cache_bytes,
         )
         resource_pb2_grpc.add_ResourceServiceServicer_to_server(servicer, server)
 

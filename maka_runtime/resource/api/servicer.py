@@ -19,6 +19,7 @@ from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 from maka_runtime.common.aio import TaskOwner, race
 from maka_runtime.resource.api import convert
 from maka_runtime.resource.api.connections import ConnectionRegistry
+from maka_runtime.resource.api.run_protos import RunProtos
 from maka_runtime.resource.api.status import failure_of, streaming, unary
 from maka_runtime.resource.core import (
     AttachSession,
@@ -62,8 +63,11 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         server_info: Callable[[], pb.GetServerInfoResponse],
         shutdown: Callable[[], Awaitable[pb.ShutdownResponse]],
         closing: asyncio.Event,
+        finished_run_cache_bytes: int = 0,
     ) -> None:
         self._resources = resources
+        #: Messages of finished runs, built once (:mod:`.run_protos`).
+        self._protos = RunProtos(finished_run_cache_bytes)
         self._connections = connections
         self._server_info = server_info
         self._shutdown = shutdown
@@ -121,7 +125,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     @unary()
     async def GetRun(self, request: pb.GetRunRequest, context: _Context) -> pb.GetRunResponse:
         record = await self._resources.get(request.session_id, request.ref)
-        return pb.GetRunResponse(run=convert.run_to_proto(record))
+        return pb.GetRunResponse(run=self._protos.of(record))
 
     @unary()
     async def ListRuns(self, request: pb.ListRunsRequest, context: _Context) -> pb.ListRunsResponse:
@@ -129,7 +133,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
             request.session_id, page_size=request.page_size, page_token=request.page_token
         )
         return pb.ListRunsResponse(
-            runs=[convert.run_to_proto(record) for record in page.runs],
+            runs=[self._protos.of(record) for record in page.runs],
             next_page_token=page.next_page_token,
         )
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from maka_runtime.resource.core.context import RunContext
 from maka_runtime.resource.core.errors import InvalidRequestError, OutOfRangeError
+from maka_runtime.resource.core.finished import FinishedRuns
 from maka_runtime.resource.core.records import PipesOutput, PtyOutput, ShellRunRecord, format_ref
 from maka_runtime.resource.core.requests import check_length, check_session_id
 from maka_runtime.resource.core.sizes import fitting, wire_size
@@ -57,10 +58,15 @@ class RunCatalog:
     """Pages and change feeds of the runs in the store, with live output where it is live."""
 
     def __init__(
-        self, context: RunContext, live_output: Callable[[ShellRunRecord], ShellRunRecord]
+        self,
+        context: RunContext,
+        live_output: Callable[[ShellRunRecord], ShellRunRecord],
+        finished: FinishedRuns | None = None,
     ) -> None:
         self._ctx = context
         self._live_output = live_output
+        #: Finished runs held in memory: not decoded again, their sizes known.
+        self._finished = finished if finished is not None else FinishedRuns(0)
         self._watchers: dict[str, set[_Watcher]] = {}
         self._closed = False
 
@@ -100,9 +106,13 @@ class RunCatalog:
         # than a page says whether another follows) or the store has no more.
         while len(records) <= limit:
             batch = await self._ctx.store_call(
-                self._ctx.store.list_session(session_id, after=after, limit=limit + 1), None
+                self._ctx.store.list_session(
+                    session_id, after=after, limit=limit + 1, known=self._finished.peek
+                ),
+                None,
             )
             for record in batch:
+                self._finished.keep(record)
                 if visible is None or await visible(record.session_id):
                     records.append(record)
             if len(batch) <= limit:
@@ -112,6 +122,7 @@ class RunCatalog:
             fitting(
                 [self._live_output(record) for record in records[:limit]],
                 self._ctx.config.max_page_bytes,
+                self._finished.size_of,
             )
         )
         more = len(records) > len(runs)

@@ -51,6 +51,9 @@ class ShellRunConfig:
     #: Most committed revisions queued for one WatchRuns watcher that it has not taken yet;
     #: past that its queue collapses to the latest revision of each run (see catalog.py).
     watch_backlog: int = 1024
+    #: Most bytes of finished runs' records kept in memory to answer GetRun without the store
+    #: (see finished.py); 0: none.
+    finished_run_cache_bytes: int = 16 * 1024 * 1024
     #: Environment the allow-listed variables of runs come from; ``None`` means the host's
     #: own environment (see ``sandbox/environment.py``: runs never see the rest of it).
     base_env: Mapping[str, str] | None = None

@@ -151,11 +151,19 @@ class LiveRun:
 
     async def launch(self, request: BashInput) -> ShellRunRecord:
         """Commit the ``starting`` record, spawn the process and start supervising it; returns
-        the ``running`` record (or the terminal one, if it could not start)."""
+        the ``running`` record (or the terminal one, if it could not start).
+
+        A pipes run's process is spawned first, gated, and starts (its ``/bin/sh``, its
+        cgroup) while the record commits; nothing of the command runs until the record is
+        durable and the gate opens. If the record is refused, or the run is stopped meanwhile,
+        the gate closes and the process ends there; if the host dies, so does the gate's
+        other end. A PTY run is spawned once the record is committed."""
         ctx = self._ctx
+        gated, spawn_error = self._spawn_gated(request)
         try:
             record = await ctx.store_call(ctx.store.insert(self.record), self.ref, write=True)
         except BaseException as error:
+            await self._abandon_gated(gated)
             self._retire_run(None, error)
             raise
         self.record = record
@@ -163,12 +171,16 @@ class LiveRun:
         ctx.notify("changed", record)
         if self.termination_reason is not None:
             # Admitted before a drain or a stop, which reached it before it spawned.
+            await self._abandon_gated(gated)
             return await self._finish(ExitStatus(130), reason="cancelled")
         try:
-            process = self._spawn(request)
+            if spawn_error is not None:
+                raise spawn_error
+            process = gated or self._spawn(request)
         except Exception as error:
             log.warning("could not start %s: %s", self.ref, error)
             return await self._finish(None, start_error=error)
+        process.open_gate()
         self.process = process
         if record.timeout_ms is not None:
             self._timeout = asyncio.get_running_loop().call_later(
@@ -177,7 +189,22 @@ class LiveRun:
         self._supervision = ctx.spawn(self._supervise(process), f"supervise {self.ref}")
         return await self.running
 
-    def _spawn(self, request: BashInput) -> ProcessHandle:
+    def _spawn_gated(self, request: BashInput) -> tuple[ProcessHandle | None, Exception | None]:
+        """A pipes run's process, gated (see :meth:`launch`), or why it could not start."""
+        if request.pty:
+            return None, None
+        try:
+            return self._spawn(request, gated=True), None
+        except Exception as error:
+            return None, error
+
+    async def _abandon_gated(self, process: ProcessHandle | None) -> None:
+        """End a gated process at its gate (nothing of its command ran) and release it."""
+        if process is not None:
+            process.close_gate()
+            await process.kill(self._ctx.config.kill_timeout)
+
+    def _spawn(self, request: BashInput, *, gated: bool = False) -> ProcessHandle:
         config = self._ctx.config
         plan = self._ctx.sandbox.prepare(
             request,
@@ -196,7 +223,9 @@ class LiveRun:
                     rows=request.rows,
                     sink=sink,
                 )
-            return PipesProcess.spawn(request.command, cwd=request.cwd, plan=plan, sink=sink)
+            return PipesProcess.spawn(
+                request.command, cwd=request.cwd, plan=plan, sink=sink, gated=gated
+            )
         except BaseException:
             if plan.cgroup is not None:
                 plan.cgroup.remove()

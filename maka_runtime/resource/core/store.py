@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from maka_runtime.resource.core.records import ShellRunRecord
@@ -34,10 +35,16 @@ class ShellRunStore(Protocol):
     async def get(self, ref: str) -> ShellRunRecord | None: ...
 
     async def list_session(
-        self, session_id: str | None, *, after: tuple[int, str] | None, limit: int
+        self,
+        session_id: str | None,
+        *,
+        after: tuple[int, str] | None,
+        limit: int,
+        known: Callable[[str], ShellRunRecord | None] | None = None,
     ) -> list[ShellRunRecord]:
         """Runs of a session (``None``: of every session) ordered by ``(created_at, ref)``,
-        strictly after *after*."""
+        strictly after *after*. *known* (called on the store's own thread) may give a run's
+        committed record by ref (a finished run held in memory), which is then not decoded."""
         ...
 
     async def list_changes(

@@ -14,14 +14,10 @@ Every state change is committed to the store before anyone can observe it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from maka_runtime.resource.core.catalog import RunCatalog
 from maka_runtime.resource.core.config import ShellRunConfig
@@ -36,6 +32,7 @@ from maka_runtime.resource.core.errors import (
     PersistenceFailedError,
     ShellRunPtyControlClosedError,
 )
+from maka_runtime.resource.core.finished import FinishedRuns
 from maka_runtime.resource.core.journals import OutputJournals
 from maka_runtime.resource.core.live import NOT_PTY, EndCallback, LiveRun
 from maka_runtime.resource.core.live_limits import check_live_limits
@@ -53,30 +50,17 @@ from maka_runtime.resource.core.recovery import RecoveryReport, sweep_orphaned_r
 from maka_runtime.resource.core.requests import BashInput, check_session_id, check_size
 from maka_runtime.resource.core.sandbox import Sandbox
 from maka_runtime.resource.core.store import ShellRunStore
+from maka_runtime.resource.core.supervisor_support import (
+    ShellRunUpdate,
+    for_caller,
+    remove,
+)
+from maka_runtime.resource.core.supervisor_support import new_id as _new_id
+from maka_runtime.resource.core.supervisor_support import now_ms as _now_ms
 
 __all__ = ["RunSupervisor", "ShellRunUpdate"]
 
 log = logging.getLogger(__name__)
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-def _new_id() -> str:
-    return uuid.uuid4().hex
-
-
-@dataclass(frozen=True)
-class ShellRunUpdate:
-    """Something observers should know about a run.
-
-    ``changed``: a new revision was committed. ``closing``: the run stopped accepting input and
-    resizes (termination began, or the process exited); its record has not changed yet.
-    """
-
-    kind: Literal["changed", "closing"]
-    record: ShellRunRecord
 
 
 class RunSupervisor:
@@ -103,7 +87,9 @@ class RunSupervisor:
             store=store, config=self._config, now=now, notify=self._notify, fail=self._fail,
             sandbox=sandbox or Sandbox.open(self._config.sandbox), journals=journals,
         )  # fmt: skip
-        self._catalog = RunCatalog(self._ctx, self._with_live_output)
+        #: Terminal records as committed, answered without the store (:mod:`.finished`).
+        self._finished = FinishedRuns(self._config.finished_run_cache_bytes)
+        self._catalog = RunCatalog(self._ctx, self._with_live_output, self._finished)
         #: Runs from admission to retirement, by ref.
         self._live: dict[str, LiveRun] = {}
         self._update_listeners: list[Callable[[ShellRunUpdate], None]] = []
@@ -147,14 +133,14 @@ class RunSupervisor:
     def add_update_listener(self, listener: Callable[[ShellRunUpdate], None]) -> Callable[[], None]:
         """Call *listener* synchronously for every update; returns a function that removes it."""
         self._update_listeners.append(listener)
-        return lambda: _remove(self._update_listeners, listener)
+        return lambda: remove(self._update_listeners, listener)
 
     def add_failure_listener(
         self, listener: Callable[[str, BaseException], None]
     ) -> Callable[[], None]:
         """Call *listener* when state was lost or an invariant broke (the fail-stop signal)."""
         self._failure_listeners.append(listener)
-        return lambda: _remove(self._failure_listeners, listener)
+        return lambda: remove(self._failure_listeners, listener)
 
     @property
     def draining(self) -> bool:
@@ -199,7 +185,7 @@ class RunSupervisor:
         waits for its end before the cancellation propagates)."""
         run = self._admit(request, kind="foreground", on_end=on_end)
         launching = self._ctx.spawn(run.launch(request), f"launch {run.ref}")
-        return await _for_caller(run, asyncio.shield(launching))
+        return await for_caller(run, asyncio.shield(launching))
 
     async def run_foreground(
         self, request: BashInput, *, on_end: EndCallback | None = None
@@ -214,7 +200,7 @@ class RunSupervisor:
         run = self._find_live(session_id, ref)
         if run is None:
             return await self._load(session_id, ref)
-        return await _for_caller(run, asyncio.shield(run.terminal))
+        return await for_caller(run, asyncio.shield(run.terminal))
 
     def _admit(self, request: BashInput, *, kind: RunKind, on_end: EndCallback | None) -> LiveRun:
         """Check and register a new run; synchronous, so a drain that has begun is honoured
@@ -277,7 +263,7 @@ class RunSupervisor:
         run = self._live.get(ref)
         if run is not None and run.inserted:
             return run.record.session_id
-        record = await self._ctx.store_call(self._store.get(ref), None)
+        record = await self._read(ref)
         return None if record is None else record.session_id
 
     async def wait_terminal(self, session_id: str, ref: str) -> ShellRunRecord:
@@ -451,12 +437,21 @@ class RunSupervisor:
                 f"{ref} has ended, but the store refused its final record; it is written as "
                 "soon as the store takes writes again: retry then"
             )
-        record = await self._ctx.store_call(self._store.get(ref), None)
+        record = await self._read(ref)
         if record is None or record.session_id != session_id:
             raise NotFoundError(f"no run {ref} in session {session_id}", field="ref")
         run = self._live.get(ref)
         if run is not None and run.record.revision == record.revision:
             return run.snapshot()
+        return record
+
+    async def _read(self, ref: str) -> ShellRunRecord | None:
+        """The run's committed record: a finished one from memory, else from the store."""
+        record = self._finished.get(ref)
+        if record is None:
+            record = await self._ctx.store_call(self._store.get(ref), None)
+            if record is not None:
+                self._finished.keep(record)
         return record
 
     def _with_live_output(self, record: ShellRunRecord) -> ShellRunRecord:
@@ -473,6 +468,7 @@ class RunSupervisor:
             except Exception:
                 log.exception("shell-run update listener failed")
         if kind == "changed":
+            self._finished.keep(record)
             self._catalog.changed(record)
 
     def _fail(self, reason: str, error: BaseException) -> None:
@@ -481,20 +477,3 @@ class RunSupervisor:
                 listener(reason, error)
             except Exception:
                 log.exception("shell-run failure listener failed")
-
-
-async def _for_caller(run: LiveRun, waiting: Awaitable[ShellRunRecord]) -> ShellRunRecord:
-    """Await *waiting* for a caller the run lives for: if the caller is cancelled, the run is
-    cancelled and the caller waits for its end before the cancellation propagates."""
-    try:
-        return await waiting
-    except asyncio.CancelledError:
-        run.begin_termination("cancelled")
-        with contextlib.suppress(Exception):
-            await asyncio.shield(run.terminal)
-        raise
-
-
-def _remove(items: list[Any], item: Any) -> None:
-    with contextlib.suppress(ValueError):
-        items.remove(item)

@@ -151,7 +151,12 @@ class SqliteShellRunStore:
         return await self._worker.read(get)
 
     async def list_session(
-        self, session_id: str | None, *, after: tuple[int, str] | None, limit: int
+        self,
+        session_id: str | None,
+        *,
+        after: tuple[int, str] | None,
+        limit: int,
+        known: Callable[[str], ShellRunRecord | None] | None = None,
     ) -> list[ShellRunRecord]:
         where: list[str] = []
         params: list[object] = []
@@ -162,8 +167,11 @@ class SqliteShellRunStore:
             where.append("(created_at, ref) > (?, ?)")
             params.extend(after)
         clause = f"WHERE {' AND '.join(where)} " if where else ""
-        sql = f"SELECT body FROM shell_runs {clause}ORDER BY created_at, ref LIMIT ?"
-        return await self._worker.read(lambda db: _records(db, sql, (*params, limit)))
+        if known is None:
+            sql = f"SELECT body FROM shell_runs {clause}ORDER BY created_at, ref LIMIT ?"
+            return await self._worker.read(lambda db: _records(db, sql, (*params, limit)))
+        sql = f"SELECT ref, body FROM shell_runs {clause}ORDER BY created_at, ref LIMIT ?"
+        return await self._worker.read(lambda db: _known_records(db, sql, (*params, limit), known))
 
     async def list_changes(
         self, session_id: str, *, after_change_seq: int, limit: int
@@ -213,6 +221,16 @@ def _last_change_seq(db: sqlite3.Connection) -> int:
 
 def _records(db: sqlite3.Connection, sql: str, params: tuple[object, ...]) -> list[ShellRunRecord]:
     return [record_from_json(body) for (body,) in db.execute(sql, params)]
+
+
+def _known_records(
+    db: sqlite3.Connection,
+    sql: str,
+    params: tuple[object, ...],
+    known: Callable[[str], ShellRunRecord | None],
+) -> list[ShellRunRecord]:
+    """As :func:`_records`, from ``(ref, body)`` rows: a record *known* gives is not decoded."""
+    return [known(ref) or record_from_json(body) for (ref, body) in db.execute(sql, params)]
 
 
 def _insert(db: sqlite3.Connection, stored: ShellRunRecord, body: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import os
 import select
 import subprocess
@@ -91,17 +92,43 @@ class ProcessHandle:
         self._readers: dict[int, OutputStream] = {}
         self._output_eof = asyncio.Event()
         self._output_eof.set()
-        stat = _procfs.read_stat(pid)
-        # The leader is unreaped, so /proc/<pid> exists even if it has already exited.
-        self.identity = ProcessIdentity(
-            pid=pid, start_time=stat.start_time if stat else 0, boot_id=_procfs.boot_id()
-        )
         self.exit_watch = ExitWatch(pid)
         self._reaped: ExitStatus | None = None
+        #: The write end of a gated leader's gate (``None``: not gated, or no longer).
+        self.gate: int | None = None
+
+    @functools.cached_property
+    def identity(self) -> ProcessIdentity:
+        """The leader's PID, start time and boot, read from ``/proc`` when first asked for (the
+        ``running`` record): right after the spawn, a read of ``/proc/<pid>/stat`` can wait
+        for the child's move into its cgroup, on the event loop. The leader is unreaped until
+        after that record, so ``/proc/<pid>`` is still its own even if it has exited."""
+        stat = _procfs.read_stat(self.pid)
+        return ProcessIdentity(
+            pid=self.pid, start_time=stat.start_time if stat else 0, boot_id=_procfs.boot_id()
+        )
 
     @property
     def exited(self) -> bool:
         return self.exit_watch.is_set()
+
+    def open_gate(self) -> None:
+        """Let a gated leader run the command (see ``PipesProcess.spawn``). A leader that has
+        already ended (its cgroup refused it) is not an error here: its exit is seen as usual."""
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            try:
+                os.write(gate, b"go\n")
+            except BrokenPipeError:
+                pass
+            finally:
+                os.close(gate)
+
+    def close_gate(self) -> None:
+        """End a gated leader at its gate, before anything of the command ran."""
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            os.close(gate)
 
     @property
     def reaped(self) -> bool:
@@ -226,6 +253,7 @@ class ProcessHandle:
 
     def close(self) -> None:
         """Stop reading and release file descriptors; idempotent."""
+        self.close_gate()
         for fd in list(self._readers):
             self._close_reader(fd)
         self.exit_watch.close()

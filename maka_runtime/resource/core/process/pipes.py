@@ -36,17 +36,22 @@ class PipesProcess(ProcessHandle):
         self._add_reader(stderr, "stderr")
 
     @classmethod
-    def spawn(cls, command: str, *, cwd: str, plan: LaunchPlan, sink: OutputSink) -> PipesProcess:
-        """Start the command in a new session; raises ``OSError`` if it cannot start."""
+    def spawn(
+        cls, command: str, *, cwd: str, plan: LaunchPlan, sink: OutputSink, gated: bool = False
+    ) -> PipesProcess:
+        """Start the command in a new session; raises ``OSError`` if it cannot start. A
+        *gated* leader runs nothing of the command until :meth:`open_gate` (its stdin is the
+        gate, then ``/dev/null``); if the gate closes first, it exits (code 125)."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        gate_r, gate_w = os.pipe() if gated else (subprocess.DEVNULL, -1)
         try:
             for fd in (out_w, err_w):
                 with contextlib.suppress(OSError):
                     fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
             popen = subprocess.Popen(
-                plan.argv(command),
-                stdin=subprocess.DEVNULL,
+                plan.argv(command, gated=gated),
+                stdin=gate_r,
                 stdout=out_w,
                 stderr=err_w,
                 cwd=cwd,
@@ -55,14 +60,20 @@ class PipesProcess(ProcessHandle):
                 close_fds=True,
             )
         except BaseException:
-            os.close(out_r)
-            os.close(err_r)
+            for fd in (out_r, err_r, gate_w):
+                if fd >= 0:
+                    os.close(fd)
             raise
         finally:
-            os.close(out_w)
-            os.close(err_w)
+            for fd in (out_w, err_w, gate_r):
+                if fd >= 0:
+                    os.close(fd)
         try:
-            return cls(popen, out_r, err_r, sink, plan)
+            process = cls(popen, out_r, err_r, sink, plan)
         except BaseException:
+            if gate_w >= 0:
+                os.close(gate_w)
             abandon_unstarted(popen)
             raise
+        process.gate = gate_w if gated else None
+        return process

@@ -115,14 +115,23 @@ class RunCgroup:
         return b"populated 1" in events
 
     async def wait_empty(self, within: float) -> bool:
-        """Wait until no process is left; ``False`` if *within* seconds pass first."""
+        """Wait until no process is left; ``False`` if *within* seconds pass first.
+
+        The members killed are awaited through their pidfds (readable once the process has
+        exited), so the usual case, a sandbox's init a moment behind its leader, ends as soon
+        as it has exited instead of at the next poll; only a cgroup still populated by members
+        that were not pinned (none is left to wait on) is polled."""
         deadline = time.monotonic() + within
         pause = 0.001
         while self.populated() or not self._exited():
-            if time.monotonic() >= deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 return False
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.05)
+            if self._pinned:
+                await _any_readable(self._pinned, remaining)
+            else:
+                await asyncio.sleep(min(pause, remaining))
+                pause = min(pause * 2, 0.05)
         return True
 
     def _exited(self) -> bool:
@@ -149,6 +158,26 @@ class RunCgroup:
             log.warning("cannot remove %s: %s", self.path, error)
             return False
         return True
+
+
+async def _any_readable(fds: list[int], within: float) -> None:
+    """Wait until one of *fds* is readable (a pidfd: its process exited), at most *within* s."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    for fd in fds:
+        loop.add_reader(fd, wake)
+    timer = loop.call_later(within, wake)
+    try:
+        await ready
+    finally:
+        timer.cancel()
+        for fd in fds:
+            loop.remove_reader(fd)
 
 
 def _read(path: Path) -> bytes:

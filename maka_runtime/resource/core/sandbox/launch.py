@@ -54,11 +54,14 @@ __all__ = ["Capabilities", "LaunchPlan", "Sandbox"]
 log = logging.getLogger(__name__)
 
 SHELL: Final = "/bin/bash"
+_JOIN: Final = 'if [ -n "$0" ]; then echo 0 > "$0" || exit 125; fi; '
+# A gated leader waits at its gate (its stdin, a pipe) for "go" before anything of the command
+# runs; end of file instead (the host refused or lost the run, or died) ends it there.
+_GATE: Final = 'IFS= read -r go && [ "$go" = go ] || exit 125; exec </dev/null; '
+_TTY: Final = 'if [ -n "$1" ]; then exec 3<>"$1" 3<&-; fi; shift; '
 # $0: the cgroup.procs to join (or ""), $1: the terminal to open (or ""), then the argv.
-_PROLOGUE: Final = (
-    'if [ -n "$0" ]; then echo 0 > "$0" || exit 125; fi; '
-    'if [ -n "$1" ]; then exec 3<>"$1" 3<&-; fi; shift; '
-)
+_PROLOGUE: Final = _JOIN + _TTY
+_GATED_PROLOGUE: Final = _JOIN + _GATE + _TTY
 _JAILER_SIGNALS: Final = "HUP,INT,QUIT,TERM,TSTP"
 #: Most distinct skipped expansion paths logged (each once).
 _SKIPPED_LOGGED_MAX: Final = 1024
@@ -88,12 +91,14 @@ class LaunchPlan:
     sandboxed: bool
     _bwrap: list[str] = field(default_factory=list)
 
-    def argv(self, command: str, *, tty: str = "") -> list[str]:
+    def argv(self, command: str, *, tty: str = "", gated: bool = False) -> list[str]:
+        """The leader's argv; *gated*: it reads its gate on stdin first (see ``_GATE``)."""
         procs = str(self.cgroup.procs) if self.cgroup is not None else ""
+        prologue = _GATED_PROLOGUE if gated else _PROLOGUE
         if not self.sandboxed:
-            return ["/bin/sh", "-c", _PROLOGUE + 'exec "$@"', procs, tty, SHELL, "-c", command]
+            return ["/bin/sh", "-c", prologue + 'exec "$@"', procs, tty, SHELL, "-c", command]
         inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
-        script = _PROLOGUE + "trap '' " + _JAILER_SIGNALS.replace(",", " ") + '; exec "$@"'
+        script = prologue + "trap '' " + _JAILER_SIGNALS.replace(",", " ") + '; exec "$@"'
         return ["/bin/sh", "-c", script, procs, tty, *self._bwrap, *inner]
 
 

@@ -1,0 +1,53 @@
+"""The messages of finished runs, built once: a finished run's record never changes, so the
+``Run`` message built for the record the core holds (:mod:`..core.finished`) answers every later
+``GetRun`` and ``ListRuns`` of it as it is.
+
+An entry is used only for the very record object it was built from (the core hands out the
+record it holds), so a record read anew is never answered with another's message. At most
+``max_bytes`` of messages (their encoded size) are kept, the least recently used dropped first;
+a message above a quarter of that is not kept; 0 keeps none. Active runs are always built anew.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+
+from maka_runtime.resource.api.convert import run_to_proto
+from maka_runtime.resource.core import ShellRunRecord
+
+__all__ = ["RunProtos"]
+
+
+class RunProtos:
+    """A bounded, least-recently-used map of ref → (finished record, its ``Run`` message)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, tuple[ShellRunRecord, pb.Run, int]] = OrderedDict()
+        self._bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def of(self, record: ShellRunRecord) -> pb.Run:
+        """The ``Run`` message of *record* (callers copy it into their reply, never change it)."""
+        if record.active or not self.max_bytes:
+            return run_to_proto(record)
+        entry = self._entries.get(record.ref)
+        if entry is not None and entry[0] is record:
+            self._entries.move_to_end(record.ref)
+            return entry[1]
+        message = run_to_proto(record)
+        size = message.ByteSize()
+        if size * 4 <= self.max_bytes:
+            if entry is not None:
+                self._bytes -= entry[2]
+            self._entries[record.ref] = (record, message, size)
+            self._entries.move_to_end(record.ref)
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, (_, _, dropped) = self._entries.popitem(last=False)
+                self._bytes -= dropped
+        return message

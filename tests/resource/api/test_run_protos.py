@@ -1,0 +1,71 @@
+"""The messages of finished runs, built once (api/run_protos.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from maka_runtime.resource.api.convert import run_to_proto
+from maka_runtime.resource.api.run_protos import RunProtos
+from maka_runtime.resource.core import PipesOutput, ShellRunRecord
+
+
+def _record(n: int, *, status: str = "completed", stdout: str = "") -> ShellRunRecord:
+    return ShellRunRecord(
+        ref=f"maka://runtime/background-tasks/{n:032x}",
+        session_id="session",
+        source_turn_id="",
+        source_tool_call_id="",
+        kind="foreground",
+        mode="pipes",
+        command="true",
+        cwd="/",
+        timeout_ms=1000,
+        status=status,  # type: ignore[arg-type]
+        revision=3,
+        change_seq=n + 1,
+        created_at=1,
+        updated_at=2,
+        output=PipesOutput(stdout=stdout),
+        exit_code=0,
+    )
+
+
+def test_a_finished_record_is_built_once_and_answers_as_built() -> None:
+    protos = RunProtos(1 << 20)
+    record = _record(1, stdout="hello\n")
+    first = protos.of(record)
+    assert first == run_to_proto(record)
+    assert protos.of(record) is first
+
+
+def test_only_the_record_it_was_built_from_gets_the_message() -> None:
+    protos = RunProtos(1 << 20)
+    record = _record(1)
+    built = protos.of(record)
+    again = dataclasses.replace(record)  # equal, but read anew: not the record held
+    assert protos.of(again) is not built
+    assert protos.of(again) == built
+    assert len(protos) == 1
+
+
+def test_active_runs_are_always_built_anew_and_zero_keeps_none() -> None:
+    protos = RunProtos(1 << 20)
+    running = _record(1, status="running")
+    assert protos.of(running) is not protos.of(running)
+    off = RunProtos(0)
+    finished = _record(2)
+    assert off.of(finished) is not off.of(finished)
+    assert len(protos) == len(off) == 0
+
+
+def test_the_messages_kept_stay_within_their_bytes_least_recent_first_out() -> None:
+    records = [_record(n) for n in range(5)]
+    size = run_to_proto(records[0]).ByteSize()
+    protos = RunProtos(4 * size)  # a message may take at most a quarter: four fit
+    kept = [protos.of(record) for record in records[:4]]
+    assert protos.of(records[0]) is kept[0]  # now the most recently used
+    protos.of(records[4])  # the least recently used (records[1]) goes
+    assert len(protos) == 4
+    assert protos.of(records[1]) is not kept[1]
+    big = _record(9, stdout="x" * (4 * size))
+    assert protos.of(big) is not protos.of(big)  # above a quarter of the bound: not kept

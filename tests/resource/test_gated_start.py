@@ -1,0 +1,102 @@
+"""A pipes run's process starts while its ``starting`` record commits, gated: nothing of the
+command runs before the record is durable (core/live.py, ``LiveRun.launch``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
+from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
+from tests.resource.conftest import SESSION_ID, Host, bash_input, process_gone
+
+Insert = Callable[[ShellRunRecord], Awaitable[ShellRunRecord]]
+
+
+def _processes_of(record: ShellRunRecord) -> list[int]:
+    """The live processes started for *record* (they carry its run marker)."""
+    entry = f"MAKA_SHELL_RUN_ID={record.id}".encode()
+    return [pid for pid in iter_pids() if environ_has(pid, entry) and not process_gone(pid)]
+
+
+class HeldInsert:
+    """The real store's insert, held until the test says how it ends."""
+
+    def __init__(self, real: Insert) -> None:
+        self.real = real
+        self.entered: asyncio.Future[list[int]] = asyncio.get_running_loop().create_future()
+        self.outcome: asyncio.Future[BaseException | None] = (
+            asyncio.get_running_loop().create_future()
+        )
+
+    async def __call__(self, record: ShellRunRecord) -> ShellRunRecord:
+        self.entered.set_result(_processes_of(record))
+        refused = await self.outcome
+        if refused is not None:
+            raise refused
+        return await self.real(record)
+
+
+@pytest.fixture
+async def held(host: Host, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[HeldInsert]:
+    hold = HeldInsert(host.store.insert)
+    monkeypatch.setattr(host.store, "insert", hold)
+    try:
+        yield hold
+    finally:
+        if not hold.outcome.done():  # a test that failed early: let its run end
+            hold.outcome.set_result(PersistenceFailedError("the test ended"))
+
+
+async def test_a_refused_record_ends_the_process_at_its_gate(
+    host: Host, held: HeldInsert, scratch_dir: Path
+) -> None:
+    marker = scratch_dir / "ran"
+    starting = asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+    )
+    spawned = await held.entered
+    assert len(spawned) == 1  # the leader started while its record was being committed
+    held.outcome.set_result(PersistenceFailedError("the disk is full"))
+    with pytest.raises(PersistenceFailedError):
+        await starting
+    assert not marker.exists()  # its gate never opened: nothing of the command ran
+    assert process_gone(spawned[0])
+    assert host.manager.live_counts() == (0, 0)
+    assert (await host.coordinator.list_runs(SESSION_ID)).runs == ()  # nothing was recorded
+
+
+async def test_a_run_stopped_while_its_record_commits_runs_nothing(
+    host: Host, held: HeldInsert, scratch_dir: Path
+) -> None:
+    marker = scratch_dir / "ran"
+    starting = asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+    )
+    spawned = await held.entered
+    host.manager.begin_drain()  # reaches the run before it has a record
+    held.outcome.set_result(None)  # the record commits
+    stopped = await starting
+    assert stopped.status == "cancelled"
+    assert stopped.revision == 2  # starting, cancelled: it never ran
+    assert not marker.exists()
+    assert spawned and all(process_gone(pid) for pid in spawned)
+
+
+async def test_a_committed_record_opens_the_gate(
+    host: Host, held: HeldInsert, scratch_dir: Path
+) -> None:
+    marker = scratch_dir / "ran"
+    starting = asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker} && echo ok", "call.1"))
+    )
+    assert len(await held.entered) == 1
+    assert not marker.exists()
+    held.outcome.set_result(None)
+    final = await starting
+    assert final.status == "completed" and final.exit_code == 0
+    assert isinstance(final.output, PipesOutput) and final.output.stdout == "ok\n"
+    assert marker.exists()
