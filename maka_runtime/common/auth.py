@@ -222,7 +222,10 @@ class _Watched:
         except FileNotFoundError:
             self.value, self._stamp = self._empty, None
             return
-        self.value = self._parse(self.path.read_text(encoding="utf-8"))
+        try:
+            self.value = self._parse(self.path.read_text(encoding="utf-8"))
+        except (ValueError, TypeError, RecursionError) as error:  # not UTF-8, nested too deep…
+            raise TokenFileError(f"{self.path}: cannot be read: {error}") from None
         self._stamp = (stat.st_mtime_ns, stat.st_size)
         self._checked = time.monotonic()
 

@@ -23,7 +23,7 @@ from maka_runtime_client.errors import from_rpc_error
 from maka_runtime_proto.kernel.v1 import kernel_pb2, kernel_pb2_grpc
 from maka_runtime_proto.resource.v1 import resource_pb2, resource_pb2_grpc
 
-from maka_runtime.common.auth import hash_token, new_token
+from maka_runtime.common.auth import Authenticator, TokenFileError, hash_token, new_token
 from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service, spawn_service
 
@@ -485,3 +485,30 @@ def test_new_tokens_never_start_with_a_dash() -> None:
     tokens = {new_token() for _ in range(2000)}
     assert len(tokens) == 2000
     assert all(token.startswith(TOKEN_PREFIX) and len(token) >= 40 for token in tokens)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [b"\xff\xfe{not utf-8", b"[" * 100_000 + b"]" * 100_000],
+    ids=["not-utf-8", "nested-too-deep"],
+)
+def test_a_token_file_that_cannot_be_read_keeps_the_last_good_one(
+    tmp_path: Path, broken: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Before, these escaped as UnicodeDecodeError / RecursionError from every token check:
+    # each call that presented a token ended UNKNOWN until the file was fixed.
+    token = new_token()
+    path = tmp_path / "tokens.json"
+    entry = {"principal": "ci", "roles": ["client"], "sha256": hash_token(token)}
+    path.write_text(json.dumps({"tokens": [entry]}))
+    authenticator = Authenticator(tmp_path, path, local=False)
+    authenticator.open()
+    assert authenticator.by_token(token) is not None
+    path.write_bytes(broken)
+    authenticator.reload()  # SIGHUP: at once
+    found = authenticator.by_token(token)
+    assert found is not None and found.id == "ci"
+    assert "keeping the previous credentials" in caplog.text
+    # At start, the same file is one clear error, not a traceback.
+    with pytest.raises(TokenFileError, match="cannot be read"):
+        Authenticator(tmp_path, path, local=False).open()

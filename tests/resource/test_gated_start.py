@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
+from maka_runtime.resource.core.process.child import ProcessHandle
 from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
 from tests.resource.conftest import SESSION_ID, Host, bash_input, process_gone
 
@@ -100,3 +101,23 @@ async def test_a_committed_record_opens_the_gate(
     assert final.status == "completed" and final.exit_code == 0
     assert isinstance(final.output, PipesOutput) and final.output.stdout == "ok\n"
     assert marker.exists()
+
+
+async def test_a_gated_process_that_cannot_be_ended_does_not_keep_its_run_live(
+    host: Host, held: HeldInsert, scratch_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def failing_kill(self: ProcessHandle, within: float) -> None:
+        raise OSError("cgroup.kill: device busy")
+
+    monkeypatch.setattr(ProcessHandle, "kill", failing_kill)
+    marker = scratch_dir / "ran"
+    starting = asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+    )
+    spawned = await held.entered
+    held.outcome.set_result(PersistenceFailedError("the disk is full"))
+    with pytest.raises(PersistenceFailedError):  # the store's refusal, not the kill's failure
+        await starting
+    assert host.manager.live_counts() == (0, 0)  # no slot held, nothing for a drain to wait on
+    assert not marker.exists()  # its gate closed: nothing of the command ran
+    assert spawned and all(process_gone(pid) for pid in spawned)  # it ended there, and was reaped

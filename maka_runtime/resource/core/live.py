@@ -12,6 +12,7 @@ change is committed before observers hear of it. When it retires, the run tells 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 from collections.abc import AsyncIterator, Callable
@@ -163,8 +164,10 @@ class LiveRun:
         try:
             record = await ctx.store_call(ctx.store.insert(self.record), self.ref, write=True)
         except BaseException as error:
-            await self._abandon_gated(gated)
-            self._retire_run(None, error)
+            try:
+                await self._abandon_gated(gated)
+            finally:
+                self._retire_run(None, error)
             raise
         self.record = record
         self.inserted = True
@@ -200,9 +203,21 @@ class LiveRun:
 
     async def _abandon_gated(self, process: ProcessHandle | None) -> None:
         """End a gated process at its gate (nothing of its command ran) and release it."""
-        if process is not None:
-            process.close_gate()
+        if process is None:
+            return
+        process.close_gate()
+        try:
             await process.kill(self._ctx.config.kill_timeout)
+        except Exception:
+            # Its gate is closed, so it can never run the command: its leader ends there by
+            # itself, and is reaped if it does in time; what is left (its cgroup) is the start-up
+            # sweep's, never a reason to keep the run live.
+            log.exception("could not end the gated process of %s", self.ref)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(process.exit_watch.wait(self._ctx.config.kill_timeout))
+                if process.exited:
+                    process.reap()
+                process.close()
 
     def _spawn(self, request: BashInput, *, gated: bool = False) -> ProcessHandle:
         config = self._ctx.config
