@@ -85,6 +85,9 @@ METHOD_ROLES: Mapping[str, frozenset[str]] = {
     "/maka.resource.v1.ResourceService/ArchiveSession": frozenset({KERNEL}),
 }
 _RELOAD_CHECK_SECONDS = 1.0
+#: How many tokens that authenticated are remembered until the credentials change (see
+#: :meth:`Authenticator.by_token`).
+REMEMBERED_TOKENS = 64
 
 
 def hash_token(token: str) -> str:
@@ -265,6 +268,8 @@ class Authenticator:
             if token_file is not None
             else None
         )
+        self._remembered: dict[str, Principal] = {}
+        self._remembered_for: tuple[Any, Any] = (None, None)
 
     def open(self) -> None:
         """Create the local credential if needed and read everything (errors raise)."""
@@ -288,7 +293,31 @@ class Authenticator:
                 watched.refresh()
 
     def by_token(self, token: str) -> Principal | None:
+        """The principal of *token*, or ``None``.
+
+        A token that authenticated is remembered (at most :data:`REMEMBERED_TOKENS`, all
+        forgotten whenever either credential file is re-read), so a known caller's call is
+        one dictionary lookup: a SHA-256 costs several microseconds in a loaded server. An
+        unknown token is never remembered, and is always hashed and compared with every
+        entry in constant time. The lookup itself reveals nothing an attacker can use: it
+        compares strings only after their keyed, per-process hashes matched."""
         self._refresh()
+        current = (
+            self._local.value if self._local is not None else None,
+            self._file.value if self._file is not None else None,
+        )
+        if current[0] is not self._remembered_for[0] or current[1] is not self._remembered_for[1]:
+            self._remembered, self._remembered_for = {}, current
+        found = self._remembered.get(token)
+        if found is None:
+            found = self._match(token)
+            if found is not None:
+                if len(self._remembered) >= REMEMBERED_TOKENS:
+                    self._remembered.clear()
+                self._remembered[token] = found
+        return found
+
+    def _match(self, token: str) -> Principal | None:
         digest = hashlib.sha256(token.encode("utf-8")).digest()
         found: Principal | None = None
         # Every entry is compared (no early exit), each in constant time.

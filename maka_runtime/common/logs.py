@@ -20,12 +20,19 @@ import contextlib
 import contextvars
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from maka_runtime.common.config import LOG_FORMATS
 
-__all__ = ["LOG_FORMATS", "calls", "configure_logging", "log_context", "set_log_context"]
+__all__ = [
+    "LOG_FORMATS",
+    "calls",
+    "configure_logging",
+    "id_fields_of",
+    "log_context",
+    "set_log_context",
+]
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 ID_FIELDS = ("session_id", "turn_id", "run_id")
@@ -53,12 +60,22 @@ def log_context(**ids: str) -> Iterator[None]:
 _REQUEST_FIELDS = (*((name, name) for name in ID_FIELDS), ("source_turn_id", "turn_id"))
 
 
-def set_log_context(request: Any) -> None:
-    """Carry the ids found in *request* (a protobuf message) for the rest of this context."""
-    for field, name in _REQUEST_FIELDS:
+def set_log_context(request: Any, fields: Sequence[tuple[str, str]] = _REQUEST_FIELDS) -> None:
+    """Carry the ids found in *request* (a protobuf message) for the rest of this context;
+    *fields* (:func:`id_fields_of` its type) are the only ones looked for."""
+    for field, name in fields:
         value = getattr(request, field, None)
         if isinstance(value, str) and value:
             _ids[name].set(value)
+
+
+def id_fields_of(message_type: Any) -> tuple[tuple[str, str], ...]:
+    """The id fields (of :func:`set_log_context`) that messages of *message_type* (a message
+    descriptor; ``None`` when unknown: every one) can carry, found once per method."""
+    if message_type is None:
+        return _REQUEST_FIELDS
+    known = message_type.fields_by_name
+    return tuple((field, name) for field, name in _REQUEST_FIELDS if field in known)
 
 
 class _ContextFilter(logging.Filter):

@@ -73,12 +73,13 @@ class Refused:
     status: grpc.Status
 
 
-def _wrong_wire_type(message: Message) -> tuple[str, str] | None:
+def _wrong_wire_type(message: Message, nested: bool = True) -> tuple[str, str] | None:
     """The first known field (in *message* or a message inside it) that arrived with a wire
     type its declaration does not allow, as (field path, what was wrong).
 
     Parsers keep such a field as an unknown field; for a field this service knows it is
-    corrupt input, not a newer client's addition (unknown numbers still pass)."""
+    corrupt input, not a newer client's addition (unknown numbers still pass). *nested*
+    False: *message*'s type holds no messages, so only its own unknown fields are looked at."""
     descriptor = message.DESCRIPTOR
     unknown_set: Any = unknown_fields.UnknownFieldSet(message)
     for unknown in unknown_set:
@@ -86,6 +87,8 @@ def _wrong_wire_type(message: Message) -> tuple[str, str] | None:
         if known is not None:
             sent = _WIRE_TYPES.get(unknown.wire_type, str(unknown.wire_type))
             return known.name, f"field {known.name} (number {known.number}) was sent as {sent}"
+    if not nested:
+        return None
     for field, value in message.ListFields():
         if field.message_type is None:
             continue
@@ -103,10 +106,25 @@ def _wrong_wire_type(message: Message) -> tuple[str, str] | None:
     return None
 
 
+def request_type(deserializer: Callable[[bytes], Any] | None) -> Any:
+    """The message descriptor of what *deserializer* (a message class's ``FromString``)
+    decodes, or ``None``."""
+    return getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
+
+
+def _holds_messages(descriptor: Any) -> bool:
+    """Whether messages of *descriptor* can hold other messages (fields to walk into)."""
+    return any(field.message_type is not None for field in descriptor.fields)
+
+
 def guarded_deserializer(
     deserializer: Callable[[bytes], Any] | None, limits: RequestLimits, domain: str
 ) -> Callable[[bytes], Any]:
-    """*deserializer* that returns :class:`Refused` instead of raising or over-reading."""
+    """*deserializer* that returns :class:`Refused` instead of raising or over-reading.
+    What it needs of the request type is found here, once per method."""
+    message_type = request_type(deserializer)
+    type_name = message_type.full_name if message_type is not None else "the request type"
+    nested = message_type is None or _holds_messages(message_type)
 
     def refuse(code: grpc.StatusCode, message: str, reason: str, **metadata: str) -> Refused:
         return Refused(make_status(code, message, reason=reason, domain=domain, metadata=metadata))
@@ -124,8 +142,6 @@ def guarded_deserializer(
             )
         if deserializer is None:
             return raw
-        message_type = getattr(getattr(deserializer, "__self__", None), "DESCRIPTOR", None)
-        type_name = message_type.full_name if message_type is not None else "the request type"
         try:
             request = deserializer(raw)
         except DecodeError as error:
@@ -137,7 +153,7 @@ def guarded_deserializer(
                 message_type=type_name,
             )
         if isinstance(request, Message):
-            wrong = _wrong_wire_type(request)
+            wrong = _wrong_wire_type(request, nested)
             if wrong is not None:
                 return refuse(
                     grpc.StatusCode.INVALID_ARGUMENT,

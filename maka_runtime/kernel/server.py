@@ -273,6 +273,7 @@ class KernelService:
                 self._host,
                 default_backend=self.config.default_backend,
                 resource_address=self.config.resource_address,
+                session_protos=self.config.session_header_cache,
             ),
             server,
         )

@@ -22,6 +22,7 @@ from maka_runtime.common.config import (
     bounded_int,
     positive_seconds,
 )
+from maka_runtime.common.per_caller import PerCaller
 from maka_runtime.common.server import ServerHost, StartupError, run_main
 from maka_runtime.common.storage_root import (
     RootOwner,
@@ -341,14 +342,21 @@ class ResourceService:
         assert self._host is not None and self._resources is not None
         assert self._connections is not None
         host, resources, supervisor = self._host, self._resources, self.supervisor
+        answers: PerCaller[tuple[bool, bool, Capabilities], resource_pb2.GetServerInfoResponse]
+        answers = PerCaller(
+            lambda caller, state: server_info(
+                host, caller, draining=state[0], standalone=state[1], sandbox=state[2]
+            )
+        )
         servicer = ResourceServicer(
             resources=resources,
             connections=self._connections,
-            server_info=lambda: server_info(
-                host,
-                draining=host.draining or resources.draining,
-                standalone=resources.standalone,
-                sandbox=supervisor.sandbox.capabilities,
+            server_info=lambda: answers(
+                (
+                    host.draining or resources.draining,
+                    resources.standalone,
+                    supervisor.sandbox.capabilities,
+                )
             ),
             shutdown=self._shutdown_rpc,
             closing=self._closing,

@@ -7,14 +7,20 @@ import os
 from google.protobuf import timestamp_pb2
 from maka_runtime_proto.kernel.v1 import kernel_pb2
 
-from maka_runtime.common.principal import current_principal
+from maka_runtime.common.principal import Principal
 from maka_runtime.common.server import ServerHost, package_version
 
 
 def server_info(
-    host: ServerHost, *, default_backend: str = "", resource_address: str = ""
+    host: ServerHost,
+    caller: Principal | None,
+    *,
+    draining: bool,
+    default_backend: str = "",
+    resource_address: str = "",
 ) -> kernel_pb2.GetServerInfoResponse:
-    caller = current_principal()
+    """What the process is, for *caller* (built once per caller and state:
+    :class:`~maka_runtime.common.per_caller.PerCaller`)."""
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return kernel_pb2.GetServerInfoResponse(
@@ -24,7 +30,7 @@ def server_info(
         auth_mode=host.auth_mode,
         data_dir=str(host.config.service_data_dir),
         started_at=started,
-        draining=host.draining,
+        draining=draining,
         pid=os.getpid(),
         default_backend=default_backend,
         resource_address=resource_address,

@@ -17,9 +17,11 @@ import grpc
 from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
+from maka_runtime.common.per_caller import PerCaller
 from maka_runtime.common.server import ServerHost
 from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.api.info import server_info
+from maka_runtime.kernel.api.session_protos import SessionProtos
 from maka_runtime.kernel.api.status import streaming, unary
 from maka_runtime.kernel.core import RuntimeKernel, TurnStream
 
@@ -53,20 +55,27 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         *,
         default_backend: str = "scripted",
         resource_address: str = "",
+        session_protos: int = 1024,
     ) -> None:
         self._kernel = kernel
         self._host = host
         self._default_backend = default_backend
-        self._resource_address = resource_address
+        #: As many as the store keeps headers (``--session-header-cache``).
+        self._sessions = SessionProtos(session_protos)
+        self._info: PerCaller[bool, pb.GetServerInfoResponse] = PerCaller(
+            lambda caller, draining: server_info(
+                host,
+                caller,
+                draining=draining,
+                default_backend=default_backend,
+                resource_address=resource_address,
+            )
+        )
 
     async def GetServerInfo(
         self, request: pb.GetServerInfoRequest, context: Context
     ) -> pb.GetServerInfoResponse:
-        return server_info(
-            self._host,
-            default_backend=self._default_backend,
-            resource_address=self._resource_address,
-        )
+        return self._info(self._host.draining)
 
     @unary
     async def CreateSession(
@@ -82,7 +91,7 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         self, request: pb.GetSessionRequest, context: Context
     ) -> pb.GetSessionResponse:
         header = await self._kernel.get_session(request.session_id)
-        return pb.GetSessionResponse(session=convert.session_to_proto(header))
+        return self._sessions.of(header)
 
     @unary
     async def ListSessions(

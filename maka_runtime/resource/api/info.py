@@ -7,7 +7,7 @@ import os
 from google.protobuf import timestamp_pb2
 from maka_runtime_proto.resource.v1 import resource_pb2
 
-from maka_runtime.common.principal import current_principal
+from maka_runtime.common.principal import Principal
 from maka_runtime.common.server import ServerHost, package_version
 from maka_runtime.resource.api.sandbox_convert import capabilities_to_proto
 from maka_runtime.resource.core import Capabilities
@@ -15,14 +15,15 @@ from maka_runtime.resource.core import Capabilities
 
 def server_info(
     host: ServerHost,
+    caller: Principal | None,
     *,
     draining: bool,
     standalone: bool,
     sandbox: Capabilities | None = None,
 ) -> resource_pb2.GetServerInfoResponse:
     """*draining*: new work is refused (a shutdown began, or the fail-stop latch tripped).
-    *standalone*: any well-formed session id is admitted, not only registered sessions."""
-    caller = current_principal()
+    *standalone*: any well-formed session id is admitted, not only registered sessions.
+    Built once per caller and state (:class:`~maka_runtime.common.per_caller.PerCaller`)."""
     started = timestamp_pb2.Timestamp()
     started.FromNanoseconds(int(host.started_at * 1e9))
     return resource_pb2.GetServerInfoResponse(

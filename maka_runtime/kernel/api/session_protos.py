@@ -1,0 +1,42 @@
+"""Each session header's ``GetSession`` answer, built once.
+
+A ``Session`` message is about twenty fields and three timestamps converted from the header: in
+a loaded server that was most of a ``GetSession`` call's own CPU. Headers are immutable, and
+the store hands out the same header object for as long as it is what was committed (its header
+cache, ``--session-header-cache``), so the message built for a header object is kept with it
+(as the whole ``GetSessionResponse``, so a call copies nothing) and used again while the store
+keeps handing out that object. A changed header is a new object,
+and gets a new message: an answer is never older than the header it came from.
+
+At most as many messages are kept as the store keeps headers; the oldest is forgotten first.
+A kept message is shared between calls: gRPC only serializes it; nothing may change it.
+"""
+
+from __future__ import annotations
+
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
+
+from maka_runtime.kernel.api import convert
+from maka_runtime.kernel.core import SessionHeader
+
+__all__ = ["SessionProtos"]
+
+
+class SessionProtos:
+    """The ``GetSessionResponse`` of a header object (see the module docstring)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._built: dict[str, tuple[SessionHeader, pb.GetSessionResponse]] = {}
+
+    def of(self, header: SessionHeader) -> pb.GetSessionResponse:
+        found = self._built.get(header.id)
+        if found is not None and found[0] is header:
+            return found[1]
+        session = pb.GetSessionResponse(session=convert.session_to_proto(header))
+        if self._limit > 0:
+            self._built.pop(header.id, None)
+            if len(self._built) >= self._limit:
+                del self._built[next(iter(self._built))]
+            self._built[header.id] = (header, session)
+        return session

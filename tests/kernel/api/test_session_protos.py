@@ -1,0 +1,70 @@
+"""GetSession's answer is built once per header object (maka_runtime.kernel.api.session_protos)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from maka_runtime.kernel.api import convert, session_protos
+from maka_runtime.kernel.api.session_protos import SessionProtos
+from maka_runtime.kernel.core import SessionHeader
+
+
+def header(session_id: str = "s", name: str = "first") -> SessionHeader:
+    return SessionHeader(
+        id=session_id, workspace_root="/", cwd="/", created_at=1, last_used_at=1, name=name
+    )
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The session ids converted to a message, in order."""
+    made: list[str] = []
+    real = convert.session_to_proto
+
+    def counting(value: SessionHeader) -> object:
+        made.append(value.id)
+        return real(value)
+
+    monkeypatch.setattr(session_protos.convert, "session_to_proto", counting)
+    return made
+
+
+def test_the_same_header_object_is_answered_without_converting_again(builds: list[str]) -> None:
+    protos = SessionProtos(8)
+    first = header()
+    answer = protos.of(first)
+    assert protos.of(first) is answer
+    assert answer.session.id == "s" and answer.session.name == "first"
+    assert builds == ["s"]
+
+
+def test_a_changed_header_gets_its_own_answer(builds: list[str]) -> None:
+    protos = SessionProtos(8)
+    old = header()
+    protos.of(old)
+    renamed = dataclasses.replace(old, name="second")
+    assert protos.of(renamed).session.name == "second"
+    # An equal header that is another object is converted again, never assumed equal.
+    assert protos.of(dataclasses.replace(renamed)).session.name == "second"
+    assert builds == ["s", "s", "s"]
+
+
+def test_the_oldest_is_forgotten_beyond_the_limit(builds: list[str]) -> None:
+    protos = SessionProtos(2)
+    a, b, c = header("a"), header("b"), header("c")
+    for value in (a, b, c):
+        protos.of(value)
+    protos.of(c)
+    protos.of(b)
+    protos.of(a)  # forgotten when c came: converted again
+    assert builds == ["a", "b", "c", "a"]
+
+
+def test_a_limit_of_zero_keeps_nothing(builds: list[str]) -> None:
+    protos = SessionProtos(0)
+    value = header()
+    protos.of(value)
+    protos.of(value)
+    assert builds == ["s", "s"]
