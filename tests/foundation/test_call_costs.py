@@ -3,6 +3,7 @@ log ids a request type can carry."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,6 @@ import pytest
 from maka_runtime_proto.kernel.v1 import kernel_pb2
 from maka_runtime_proto.resource.v1 import resource_pb2
 
-from maka_runtime.common import auth as auth_module
 from maka_runtime.common.auth import REMEMBERED_TOKENS, Authenticator, hash_token, new_token
 from maka_runtime.common.logs import id_fields_of
 from maka_runtime.common.per_caller import PerCaller
@@ -22,13 +22,13 @@ from maka_runtime.common.principal import Principal, acting_as
 def hashes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """Every token the authenticator hashed."""
     seen: list[bytes] = []
-    real = auth_module.hashlib.sha256
+    real = hashlib.sha256
 
     def counting(data: bytes) -> Any:
         seen.append(data)
         return real(data)
 
-    monkeypatch.setattr(auth_module.hashlib, "sha256", counting)
+    monkeypatch.setattr(hashlib, "sha256", counting)
     return seen
 
 
@@ -124,7 +124,12 @@ def test_an_answer_is_built_once_per_caller_and_state() -> None:
 
 def test_answers_per_caller_are_bounded() -> None:
     built: list[bool] = []
-    answers: PerCaller[bool, bool] = PerCaller(lambda _, state: built.append(state) or state, 1)
+
+    def build(_: Principal | None, state: bool) -> bool:
+        built.append(state)
+        return state
+
+    answers: PerCaller[bool, bool] = PerCaller(build, 1)
     answers(True)
     answers(False)
     answers(True)

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from maka_runtime.kernel.api import convert, session_protos
+from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.api.session_protos import SessionProtos
 from maka_runtime.kernel.core import SessionHeader
 
@@ -27,7 +27,7 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         made.append(value.id)
         return real(value)
 
-    monkeypatch.setattr(session_protos.convert, "session_to_proto", counting)
+    monkeypatch.setattr(convert, "session_to_proto", counting)
     return made
 
 
