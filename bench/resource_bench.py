@@ -79,6 +79,12 @@ def command_lines(workspace: str) -> dict[str, list[str]]:
     }
 
 
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of process *pid* so far (``/proc/PID/stat``), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rate(one: Callable[[int], None], count: int, concurrency: int) -> float:
     begin = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
@@ -171,7 +177,11 @@ def attach_throughput(
 
 
 def measure(
-    stubs: dict[str, Any], metadata: dict[str, Any], workspace: str, args: argparse.Namespace
+    stubs: dict[str, Any],
+    metadata: dict[str, Any],
+    workspace: str,
+    args: argparse.Namespace,
+    pids: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     env = {"PATH": "/usr/bin:/bin", "HOME": workspace}
     bare = {name: bare_runner(argv, env) for name, argv in command_lines(workspace).items()}
@@ -189,7 +199,11 @@ def measure(
     for _ in range(args.rounds):
         for concurrency in (1, 8):
             for name, one in services.items():
+                cpu = cpu_seconds(pids[name]) if pids else 0.0
                 sample(f"{name}_c{concurrency}", rate(one, args.runs, concurrency))
+                if pids:
+                    spent = cpu_seconds(pids[name]) - cpu
+                    sample(f"{name}_cpu_ms_per_run_c{concurrency}", spent * 1000 / args.runs)
             for name, one in bare.items():
                 sample(f"{name}_c{concurrency}", rate(one, args.runs, concurrency))
     size = args.megabytes * 1_000_000
@@ -226,6 +240,19 @@ def measure(
                 paired[f"{service}_c{concurrency}_over_{name}"] = statistics.median(
                     a / b for a, b in zip(mine, theirs, strict=True)
                 )
+            if pids:
+                for other in stubs:
+                    if other != service:
+                        paired[f"{service}_cpu_per_run_c{concurrency}_over_{other}"] = (
+                            statistics.median(
+                                a / b
+                                for a, b in zip(
+                                    samples[f"{service}_cpu_ms_per_run_c{concurrency}"],
+                                    samples[f"{other}_cpu_ms_per_run_c{concurrency}"],
+                                    strict=True,
+                                )
+                            )
+                        )
         if args.pty_rounds:
             paired[f"{service}_attach_over_raw_pty"] = statistics.median(
                 a / b
@@ -248,6 +275,13 @@ def report(figures: dict[str, Any]) -> None:
     for name in (*figures["services"], "service_argv", "bwrap_bash", "bash"):
         c1, c8 = figures[f"{name}_c1"], figures[f"{name}_c8"]
         print(f"{name:<28}{c1:>10.0f}{c8:>10.0f}{c8 / c1:>8.2f}")
+    for service in figures["services"]:
+        if f"{service}_cpu_ms_per_run_c1" in figures:
+            print(
+                f"{service}: service CPU per run (utime+stime of its process) "
+                f"c=1 {figures[f'{service}_cpu_ms_per_run_c1']:.2f} ms, "
+                f"c=8 {figures[f'{service}_cpu_ms_per_run_c8']:.2f} ms"
+            )
     for service in figures["services"]:
         for name in ("service_argv", "bwrap_bash", "bash"):
             print(
@@ -293,6 +327,7 @@ def main() -> int:
         workspace.mkdir()
         stubs: dict[str, Any] = {}
         metadata: dict[str, Any] = {}
+        pids: dict[str, int] = {}
         try:
             for name, tree in trees.items():
                 data_dir = Path(base) / f"data-{name}"
@@ -301,11 +336,12 @@ def main() -> int:
                     extra += shlex.split(args.baseline_args or "")
                 server, address = start_server(data_dir, *extra, tree=tree)
                 servers.append(server)
+                pids[name] = server.pid
                 token = local_token_path(data_dir).read_text().strip()
                 metadata[name] = (("authorization", f"Bearer {token}"),)
                 channel = stack.enter_context(grpc.insecure_channel(address))
                 stubs[name] = resource_pb2_grpc.ResourceServiceStub(channel)
-            figures = measure(stubs, metadata, str(workspace), args)
+            figures = measure(stubs, metadata, str(workspace), args, pids)
             for name, stub in stubs.items():
                 stub.Shutdown(pb.ShutdownRequest(), timeout=30, metadata=metadata[name])
         finally:

@@ -66,6 +66,11 @@ def add_sandbox_settings(settings: SettingsParser) -> None:
         help="extra files or directories no run may see, separated by ':' (besides the "
         "service's data directory, token file and TLS key, always hidden)",
     )
+    _add_layout_settings(settings)
+    _add_containment_settings(settings)
+
+
+def _add_layout_settings(settings: SettingsParser) -> None:
     settings.add(
         "sandbox-protect-depth",
         type=bounded_int(0, 16),
@@ -81,7 +86,14 @@ def add_sandbox_settings(settings: SettingsParser) -> None:
         metavar="N",
         help="most directories the nested .git/.maka scan looks at per run (it stops there)",
     )
-    _add_containment_settings(settings)
+    settings.add(
+        "sandbox-layout-cache",
+        type=bounded_int(0, 65_536),
+        default="64",
+        metavar="N",
+        help="most boundaries whose sandbox layout is kept for later runs while nothing it "
+        "looked at changed (0: every run computes its own)",
+    )
 
 
 def _add_containment_settings(settings: SettingsParser) -> None:
@@ -128,6 +140,7 @@ def sandbox_settings(ns: Any, data_dir: Path) -> SandboxSettings:
         masked_paths=tuple(ns.sandbox_masked_paths),
         protect_depth=int(ns.sandbox_protect_depth),
         protect_scan_max=int(ns.sandbox_protect_scan_max),
+        layout_cache_entries=int(ns.sandbox_layout_cache),
         containment="process-group" if ns.run_containment == "process-group" else "auto",
         cgroup_root=str(ns.run_cgroup_root) or None,
         cgroup_instance=f"data-{digest}",

@@ -43,6 +43,7 @@ from maka_runtime.resource.core.records import PtyOutput, ShellRunOutput, ShellR
 
 if TYPE_CHECKING:
     from maka_runtime.resource.core.requests import BashInput
+    from maka_runtime.resource.core.sandbox.bwrap import SandboxLayout
 
 __all__ = ["NOT_PTY", "EndCallback", "LiveRun"]
 
@@ -65,9 +66,12 @@ class LiveRun:
         emit_output: Callable[[OutputChunk], None] | None,
         on_end: EndCallback | None,
         retire: Callable[[LiveRun], None],
+        shape: SandboxLayout | None = None,
     ) -> None:
         loop = asyncio.get_running_loop()
         self.record = record
+        #: The sandbox layout admission computed for this run (``None``: none yet, or none).
+        self._shape = shape
         self._ctx = context
         self._retire = retire
         self._on_end = on_end
@@ -226,6 +230,7 @@ class LiveRun:
             self.record.id,
             os.environ if config.base_env is None else config.base_env,
             {RUN_MARKER_VARIABLE: self.record.id},
+            self._shape,
         )
         sink = self.output.on_output
         try:

@@ -209,7 +209,7 @@ class RunSupervisor:
         request.check(foreground=foreground)
         if not request.cwd:
             raise InvalidRequestError("cwd is required", field="cwd")
-        self._ctx.sandbox.admit(request)
+        shape = self._ctx.sandbox.admit(request)  # computed once, used again at the spawn
         if self._draining:
             raise HostDrainingError()
         check_live_limits(self._config, list(self._live.values()), request)
@@ -240,6 +240,7 @@ class RunSupervisor:
             emit_output=request.emit_output,
             on_end=on_end,
             retire=self._retire,
+            shape=shape,
         )
         self._live[record.ref] = run
         return run

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from maka_runtime.resource.core.sandbox.boundary import ExecutionBoundary, FilesystemEntry
+from maka_runtime.resource.core.sandbox.fileview import FileView
 
 __all__ = [
     "MASKED_FILES",
@@ -93,12 +94,15 @@ def layout(
     masked: Sequence[str] = (),
     depth: int = 0,
     scan_max: int = 0,
+    fs: FileView | None = None,
 ) -> SandboxLayout:
     """Where *boundary* (with its default roots already filled in) puts every path; *readable*
     are the service's extra readable roots, *masked* the paths no run may see, and nested
     metadata is protected down to *depth* directories below a writable root, looking at
     *scan_max* directories at most (settings). An expansion entry inside a *masked* path is
-    left out (a durable grant there must not make every later run fail)."""
+    left out (a durable grant there must not make every later run fail). *fs* is how the host
+    is looked at (and what was looked at recorded: :mod:`.fileview`)."""
+    fs = fs or FileView()
     writable_roots = boundary.writable_roots if boundary.profile == "workspace-write" else ()
     read_roots = [*readable, *boundary.readable_roots]
     if boundary.profile == "read-only":
@@ -107,42 +111,42 @@ def layout(
     planned += [("/tmp", "tmpfs"), ("/run", "tmpfs")]
     planned.extend((_norm(path), "ro") for path in read_roots)
     planned.extend((_norm(path), "rw") for path in writable_roots)
-    entries, skipped = _outside_masked(boundary.entries(), masked)
+    entries, skipped = _outside_masked(boundary.entries(), masked, fs)
     planned.extend((_norm(e.path), "rw" if e.access == "write" else "ro") for e in entries)
     mounts = sorted(planned, key=lambda item: _depth(item[0]))  # stable: later wins on ties
-    written = _Roots([path for path, kind in mounts if kind == "rw"])
+    written = _Roots([path for path, kind in mounts if kind == "rw"], fs=fs)
     sources: dict[str, str] = {}
     for root in written.paths:
-        sources.update(protected_metadata(root, written))
-    for nested in nested_directories(written.paths, depth=depth, scan_max=scan_max):
-        sources.update(protected_metadata(nested, written))
+        sources.update(protected_metadata(root, written, fs))
+    for nested in nested_directories(written.paths, depth=depth, scan_max=scan_max, fs=fs):
+        sources.update(protected_metadata(nested, written, fs))
     named = [_norm(e.path) for e in entries if e.access == "write"]
     reopened = [n for n in named if any(_within(n, p) for p in sources)]
-    visible = _Roots([path for path, kind in mounts if kind != "tmpfs"], mounts)
+    visible = _Roots([path for path, kind in mounts if kind != "tmpfs"], mounts, fs=fs)
     return SandboxLayout(
         mounts=tuple(mounts),
         protected=tuple(sources),
         protected_from=tuple(sources.values()),
         reopened=tuple(dict.fromkeys(reopened)),
-        masked=masked_within(masked, visible),
+        masked=masked_within(masked, visible, fs),
         visible=visible.paths,
         network=boundary.network,
-        mounts_from=tuple(path if kind == "tmpfs" else _real(path) for path, kind in mounts),
-        secrets=tuple(path for path, _ in masked_within(MASKED_FILES, visible)),
+        mounts_from=tuple(path if kind == "tmpfs" else fs.real(path) for path, kind in mounts),
+        secrets=tuple(path for path, _ in masked_within(MASKED_FILES, visible, fs)),
         skipped=skipped,
-        refused=tuple(dict.fromkeys(p for p, _ in written.real if _system(_real(p)))),
+        refused=tuple(dict.fromkeys(p for p, real in written.real if _system(real, fs))),
     )
 
 
 def _outside_masked(
-    entries: Sequence[FilesystemEntry], masked: Sequence[str]
+    entries: Sequence[FilesystemEntry], masked: Sequence[str], fs: FileView
 ) -> tuple[list[FilesystemEntry], tuple[str, ...]]:
     """(*entries* not inside a *masked* path, the paths of those that are), by real path."""
-    reals = [_real(path) for path in masked]
+    reals = [fs.real(path) for path in masked]
     kept: list[FilesystemEntry] = []
     skipped: list[FilesystemEntry] = []
     for entry in entries:
-        real = _real(entry.path)
+        real = fs.real(entry.path)
         (skipped if any(_within(real, m) for m in reals) else kept).append(entry)
     return kept, tuple(dict.fromkeys(_norm(e.path) for e in skipped))
 
@@ -194,9 +198,16 @@ class _Roots:
     """Mounted roots, each as the run sees it and as it really is on the host; *cover* are all
     the sandbox's mounts (tmpfs included), to tell where a root is itself covered."""
 
-    def __init__(self, paths: Sequence[str], cover: Sequence[tuple[str, _Kind]] = ()) -> None:
+    def __init__(
+        self,
+        paths: Sequence[str],
+        cover: Sequence[tuple[str, _Kind]] = (),
+        *,
+        fs: FileView | None = None,
+    ) -> None:
         self.paths = tuple(paths)
-        self.real = [(path, _real(path)) for path in self.paths]
+        real = fs.real if fs is not None else _real
+        self.real = [(path, real(path)) for path in self.paths]
         self._cover = [path for path, _ in cover] or list(self.paths)
 
     def inside(self, real: str) -> str | None:
@@ -222,44 +233,50 @@ class _Roots:
         return found
 
 
-def protected_metadata(root: str, written: _Roots | None = None) -> dict[str, str]:
+def protected_metadata(
+    root: str, written: _Roots | None = None, fs: FileView | None = None
+) -> dict[str, str]:
     """The protected metadata directly inside *root* that exists — ``.git`` (and, where it is
     a file, the gitdir it names) and ``.maka`` — as {path in the sandbox: host realpath}.
 
     Only ever something already writable is re-bound (read-only): an entry whose realpath is
     outside the writable roots (a symlink elsewhere, a gitdir naming ``/proc``) is left alone,
     and the run cannot see it, for it is outside its roots."""
-    written = written or _Roots([root])
+    fs = fs or FileView()
+    written = written or _Roots([root], fs=fs)
     found: dict[str, str] = {}
     for name in PROTECTED_NAMES:
         path = os.path.join(root, name)
-        if not os.path.lexists(path):
+        if not fs.lexists(path):
             continue
-        real = os.path.realpath(path)
-        inside = written.inside(real) if os.path.exists(real) else None
+        real = fs.real(path)
+        inside = written.inside(real) if fs.exists(real) else None
         if inside is None:
             continue
         found[inside] = real
-        if name == ".git" and os.path.isfile(real):
-            gitdir = _gitdir(real)
-            if gitdir is None or not os.path.isdir(gitdir):
+        if name == ".git" and fs.isfile(real):
+            gitdir = _gitdir(real, fs)
+            if gitdir is None or not fs.isdir(gitdir):
                 continue
-            real_gitdir = os.path.realpath(gitdir)
+            real_gitdir = fs.real(gitdir)
             seen = written.inside(real_gitdir)
             if seen is not None:
                 found[seen] = real_gitdir
     return found
 
 
-def nested_directories(roots: Sequence[str], *, depth: int, scan_max: int) -> list[str]:
+def nested_directories(
+    roots: Sequence[str], *, depth: int, scan_max: int, fs: FileView | None = None
+) -> list[str]:
     """The directories down to *depth* levels below *roots* (breadth first, symlinks not
     followed, not into protected metadata), at most *scan_max* of them."""
+    fs = fs or FileView()
     found: list[str] = []
     level = list(roots)
     for _ in range(depth):
         below: list[str] = []
         for path in level:
-            for entry in _subdirectories(path):
+            for entry in _subdirectories(path, fs):
                 if len(found) >= scan_max:
                     return found
                 found.append(entry)
@@ -268,16 +285,12 @@ def nested_directories(roots: Sequence[str], *, depth: int, scan_max: int) -> li
     return found
 
 
-def _subdirectories(path: str) -> list[str]:
-    try:
-        with os.scandir(path) as entries:
-            return sorted(
-                entry.path
-                for entry in entries
-                if entry.name not in PROTECTED_NAMES and _is_directory(entry)
-            )
-    except OSError:
-        return []
+def _subdirectories(path: str, fs: FileView) -> list[str]:
+    return sorted(
+        entry.path
+        for entry in fs.listing(path)
+        if entry.name not in PROTECTED_NAMES and _is_directory(entry)
+    )
 
 
 def _is_directory(entry: os.DirEntry[str]) -> bool:
@@ -287,33 +300,40 @@ def _is_directory(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def masked_within(masked: Sequence[str], visible: _Roots) -> tuple[tuple[str, bool], ...]:
+def masked_within(
+    masked: Sequence[str], visible: _Roots, fs: FileView | None = None
+) -> tuple[tuple[str, bool], ...]:
     """(path in the sandbox, is a directory) of every *masked* path that exists, wherever it is
     visible through a mounted root (by real path: a root that is a symlink to ``/etc`` shows
     ``/etc/shadow`` under another name)."""
+    fs = fs or FileView()
     found: dict[str, bool] = {}
     for path in masked:
-        real = _real(path)
-        if not os.path.exists(real):
+        real = fs.real(path)
+        if not fs.exists(real):
             continue
         for inside in visible.everywhere(real):
-            found[inside] = os.path.isdir(real)
+            found[inside] = fs.isdir(real)
     return tuple(sorted(found.items(), key=lambda item: _depth(item[0])))
 
 
-def roots_inside_masked(plan: SandboxLayout, masked: Sequence[str]) -> list[str]:
+def roots_inside_masked(
+    plan: SandboxLayout, masked: Sequence[str], fs: FileView | None = None
+) -> list[str]:
     """The mounted roots of *plan* that lie inside a *masked* path (a run there would see
     what the mask hides, so it is refused)."""
-    reals = [_real(path) for path in masked]
+    fs = fs or FileView()
+    reals = [fs.real(path) for path in masked]
     return [
         root
         for root in plan.visible
-        if any(_within(_real(root), real) for real in reals) and root not in SYSTEM_ROOTS
+        if any(_within(fs.real(root), real) for real in reals) and root not in SYSTEM_ROOTS
     ]
 
 
-def _system(real: str) -> bool:
-    return real == "/" or any(_within(real, d) or _within(real, _real(d)) for d in WRITE_REFUSED)
+def _system(real: str, fs: FileView | None = None) -> bool:
+    resolve = fs.real if fs is not None else _real
+    return real == "/" or any(_within(real, d) or _within(real, resolve(d)) for d in WRITE_REFUSED)
 
 
 def _real(path: str) -> str:
@@ -324,12 +344,11 @@ def _null(path: str) -> list[str]:
     return ["--ro-bind", "/dev/null", path]
 
 
-def _gitdir(dot_git: str) -> str | None:
-    try:
-        with open(dot_git, encoding="utf-8", errors="replace") as file:
-            first = file.readline(8192).strip()
-    except OSError:
+def _gitdir(dot_git: str, fs: FileView) -> str | None:
+    line = fs.read_line(dot_git, 8192)
+    if line is None:
         return None
+    first = line.strip()
     if not first.startswith("gitdir:"):
         return None
     target = first[len("gitdir:") :].strip()

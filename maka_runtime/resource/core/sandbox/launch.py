@@ -25,13 +25,7 @@ from typing import TYPE_CHECKING, Final
 from maka_runtime.resource.core.errors import InvalidRequestError, SandboxUnavailableError
 from maka_runtime.resource.core.records import RunSandbox
 from maka_runtime.resource.core.recovery import RecoveryReport
-from maka_runtime.resource.core.sandbox.bwrap import (
-    SandboxLayout,
-    bwrap_argv,
-    layout,
-    roots_inside_masked,
-    system_writes,
-)
+from maka_runtime.resource.core.sandbox.bwrap import SandboxLayout, bwrap_argv, system_writes
 from maka_runtime.resource.core.sandbox.cgroups import (
     CgroupTree,
     RunCgroup,
@@ -40,6 +34,7 @@ from maka_runtime.resource.core.sandbox.cgroups import (
     sweep_leftovers,
 )
 from maka_runtime.resource.core.sandbox.environment import check_request_env, run_environment
+from maka_runtime.resource.core.sandbox.layouts import LayoutCache
 from maka_runtime.resource.core.sandbox.probe import BwrapProbe, probe_bwrap
 from maka_runtime.resource.core.sandbox.settings import SandboxSettings
 
@@ -112,6 +107,8 @@ class Sandbox:
         self._tree = tree
         self.capabilities = capabilities
         self._skipped_logged: set[str] = set()
+        #: The layouts of recent boundaries, while the host still looks the same.
+        self.layouts = LayoutCache(settings)
 
     @classmethod
     def open(cls, settings: SandboxSettings) -> Sandbox:
@@ -151,22 +148,23 @@ class Sandbox:
         pids = tuple(sorted({*recovery.killed_pids, *killed}))
         return dataclasses.replace(recovery, killed_pids=pids)
 
-    def admit(self, request: BashInput) -> None:
-        """Refuse a run this host cannot confine as its boundary asks, before it is recorded."""
+    def admit(self, request: BashInput) -> SandboxLayout | None:
+        """Refuse a run this host cannot confine as its boundary asks, before it is recorded;
+        returns the layout its sandbox will have (``None``: it has none), for :meth:`prepare`."""
         boundary = _boundary_of(request)
         check_request_env(request.env, sandboxed=boundary.sandboxed)
         if not boundary.sandboxed:
-            return
+            return None
         if not self._bwrap.available:
             raise SandboxUnavailableError(
                 f"the {boundary.profile} profile needs the sandbox, and it is unavailable: "
                 f"{self._bwrap.reason}"
             )
-        plan = self._layout(boundary, nested=False)  # the roots only: no scan
+        shape = self.layouts.shape(boundary)
+        plan, hidden = shape.layout, shape.hidden
         refused = system_writes(plan)
         if refused:
             raise InvalidRequestError(refused, field="boundary")
-        hidden = roots_inside_masked(plan, self.settings.masked_paths)
         if hidden:
             raise InvalidRequestError(
                 f"the run's roots {', '.join(hidden)} lie inside the service's own data, "
@@ -179,15 +177,7 @@ class Sandbox:
                 f"{', '.join(boundary.writable_roots + boundary.readable_roots)})",
                 field="cwd",
             )
-
-    def _layout(self, boundary: ExecutionBoundary, *, nested: bool = True) -> SandboxLayout:
-        return layout(
-            boundary,
-            readable=self.settings.readable_roots,
-            masked=self.settings.masked_paths,
-            depth=self.settings.protect_depth if nested else 0,
-            scan_max=self.settings.protect_scan_max,
-        )
+        return plan
 
     def record_of(self, request: BashInput) -> RunSandbox:
         boundary = _boundary_of(request)
@@ -199,8 +189,10 @@ class Sandbox:
         )
 
     def prepare(self, request: BashInput, run_id: str, service_env: Mapping[str, str],
-                marker: Mapping[str, str]) -> LaunchPlan:  # fmt: skip
-        """Make the run's cgroup and build its launch; raises ``OSError`` if it cannot."""
+                marker: Mapping[str, str],
+                shape: SandboxLayout | None = None) -> LaunchPlan:  # fmt: skip
+        """Make the run's cgroup and build its launch, in *shape* (the layout :meth:`admit`
+        returned; ``None``: as the host is now); raises ``OSError`` if it cannot."""
         boundary = _boundary_of(request)
         env = run_environment(service_env, request.env, also_allowed=self.settings.env_allow)
         if request.pty:
@@ -215,7 +207,7 @@ class Sandbox:
             )
         plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
         if boundary.sandboxed:
-            shape = self._layout(boundary)
+            shape = shape or self.layouts.shape(boundary).layout
             self._note_skipped(shape.skipped)
             plan._bwrap = bwrap_argv(self._bwrap.path, shape, cwd=request.cwd)
         return plan

@@ -34,6 +34,9 @@ class SandboxSettings:
     protect_depth: int = 3
     #: Most directories that scan looks at per run (it stops there).
     protect_scan_max: int = 1024
+    #: Most boundaries whose sandbox layout is kept for later runs while the host still looks
+    #: the same (``layouts.LayoutCache``); 0: every run computes its own.
+    layout_cache_entries: int = 64
     containment: ContainmentMode = "auto"
     #: The cgroup v2 directory under which runs get their cgroups; ``None``: ``maka-runs``
     #: under the service's own cgroup.
