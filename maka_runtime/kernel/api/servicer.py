@@ -99,7 +99,7 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
     ) -> pb.ListSessionsResponse:
         page = await self._kernel.list_sessions(convert.session_query(request))
         return pb.ListSessionsResponse(
-            sessions=[convert.session_to_proto(h) for h in page.sessions],
+            sessions=[self._sessions.session_of(h) for h in page.sessions],
             next_page_token=page.next_page_token,
         )
 

@@ -29,6 +29,11 @@ class SessionProtos:
         self._limit = limit
         self._built: dict[str, tuple[SessionHeader, pb.GetSessionResponse]] = {}
 
+    def session_of(self, header: SessionHeader) -> pb.Session:
+        """The ``Session`` message of *header* (inside its kept answer; copy it, never
+        change it)."""
+        return self.of(header).session
+
     def of(self, header: SessionHeader) -> pb.GetSessionResponse:
         found = self._built.get(header.id)
         if found is not None and found[0] is header:

@@ -69,6 +69,7 @@ from maka_runtime.kernel.store._shared import (
     turn_from_json,
     turn_to_json,
 )
+from maka_runtime.kernel.store.decoded import DecodedHeaders
 from maka_runtime.kernel.store.group_commit import GroupCommit
 
 __all__ = ["DEFAULT_FILENAME", "SCHEMA_VERSION", "SqliteSessionStore", "Synchronous"]
@@ -145,6 +146,8 @@ class SqliteSessionStore(HeaderShortcuts):
         self._call = worker.read
         self._grouped = GroupCommit(worker, ERRORS, "the session store")
         self._headers = header_cache.HeaderCache(header_cache_size)
+        #: Headers decoded from their stored text, used by the worker thread only.
+        self._decoded = DecodedHeaders(header_cache_size)
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """A write the header cache knows nothing about: it forgets every header."""
@@ -218,12 +221,12 @@ class SqliteSessionStore(HeaderShortcuts):
         sql = f"SELECT header FROM sessions {where} ORDER BY created_at DESC, id DESC LIMIT ?"
         params.append(query.page_size + 1)
 
-        def select(conn: sqlite3.Connection) -> list[SessionHeader]:
-            return [header_from_json(row[0]) for row in conn.execute(sql, params)]
+        def select(conn: sqlite3.Connection) -> list[tuple[SessionHeader, int]]:
+            return [self._decoded.get(row[0]) for row in conn.execute(sql, params)]
 
-        headers = await self._call(select)
-        page = fitting(headers[: query.page_size], query.max_bytes)
-        more = len(headers) > len(page)
+        found = await self._call(select)
+        page = [item[0] for item in fitting(found[: query.page_size], query.max_bytes, _size)]
+        more = len(found) > len(page)
         token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""
         return SessionPage(sessions=tuple(page), next_page_token=token)
 
@@ -436,6 +439,10 @@ def _session_row(header: SessionHeader) -> tuple[Any, ...]:
 def _require_session(conn: sqlite3.Connection, session_id: str) -> None:
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
         raise NotFoundError("session", session_id)
+
+
+def _size(item: tuple[SessionHeader, int]) -> int:
+    return item[1]
 
 
 def _header(conn: sqlite3.Connection, session_id: str) -> SessionHeader:

@@ -1,0 +1,65 @@
+"""Listing decodes each stored header text once (maka_runtime.kernel.store.decoded)."""
+
+from __future__ import annotations
+
+import pytest
+
+from maka_runtime.common.sizes import wire_size
+from maka_runtime.kernel.core import SessionQuery
+from maka_runtime.kernel.store import _shared, decoded
+from maka_runtime.kernel.store.decoded import DecodedHeaders
+from maka_runtime.kernel.store.sqlite import SqliteSessionStore
+
+from .fakes import spec_header
+
+
+@pytest.fixture
+def decodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every header text decoded, in order."""
+    seen: list[str] = []
+    real = _shared.header_from_json
+
+    def counting(text: str) -> object:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(decoded, "header_from_json", counting)
+    return seen
+
+
+def test_a_text_is_decoded_once_and_sized_with_its_header(decodes: list[str]) -> None:
+    cache = DecodedHeaders(4)
+    text = _shared.header_to_json(spec_header("a"))
+    header, size = cache.get(text)
+    assert cache.get(text)[0] is header and size == wire_size(header)
+    assert header == spec_header("a")
+    assert decodes == [text]
+
+
+def test_the_least_recently_read_is_forgotten_and_zero_keeps_none(decodes: list[str]) -> None:
+    a, b, c = (_shared.header_to_json(spec_header(name)) for name in "abc")
+    cache = DecodedHeaders(2)
+    for text in (a, b, a, c):  # a read again, so b is the oldest when c comes
+        cache.get(text)
+    cache.get(a)
+    cache.get(b)
+    assert decodes == [a, b, c, b] and len(cache) == 2
+    none = DecodedHeaders(0)
+    none.get(a)
+    none.get(a)
+    assert len(none) == 0 and decodes[-2:] == [a, a]
+
+
+async def test_a_listed_header_is_decoded_again_only_when_it_changed(
+    sqlite_store: SqliteSessionStore, decodes: list[str]
+) -> None:
+    for name in ("one", "two"):
+        await sqlite_store.create(spec_header(name))
+    first = (await sqlite_store.list_sessions(SessionQuery())).sessions
+    again = (await sqlite_store.list_sessions(SessionQuery())).sessions
+    assert [h.id for h in again] == ["two", "one"]
+    assert all(x is y for x, y in zip(first, again, strict=True)) and len(decodes) == 2
+    await sqlite_store.update_header("one", {"name": "renamed"})
+    after = {h.id: h for h in (await sqlite_store.list_sessions(SessionQuery())).sessions}
+    assert after["one"].name == "renamed" and len(decodes) == 3
+    assert after["two"] is {h.id: h for h in first}["two"]
