@@ -1,6 +1,6 @@
 """The messages of finished runs, built once: a finished run's record never changes, so the
 ``Run`` message built for the record the core holds (:mod:`..core.finished`) answers every later
-``GetRun`` and ``ListRuns`` of it as it is.
+``GetRun`` (the whole answer is kept) and ``ListRuns`` of it as it is.
 
 An entry is used only for the very record object it was built from (the core hands out the
 record it holds), so a record read anew is never answered with another's message. At most
@@ -25,7 +25,9 @@ class RunProtos:
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
-        self._entries: OrderedDict[str, tuple[ShellRunRecord, pb.Run, int]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[ShellRunRecord, pb.GetRunResponse, int]] = (
+            OrderedDict()
+        )
         self._bytes = 0
 
     def __len__(self) -> int:
@@ -33,14 +35,19 @@ class RunProtos:
 
     def of(self, record: ShellRunRecord) -> pb.Run:
         """The ``Run`` message of *record* (callers copy it into their reply, never change it)."""
+        return self.answer(record).run
+
+    def answer(self, record: ShellRunRecord) -> pb.GetRunResponse:
+        """``GetRun``'s answer for *record*, kept whole for a finished run so a call copies
+        nothing (gRPC only serializes it; nothing may change it)."""
         if record.active or not self.max_bytes:
-            return run_to_proto(record)
+            return pb.GetRunResponse(run=run_to_proto(record))
         entry = self._entries.get(record.ref)
         if entry is not None and entry[0] is record:
             self._entries.move_to_end(record.ref)
             return entry[1]
-        message = run_to_proto(record)
-        size = message.ByteSize()
+        message = pb.GetRunResponse(run=run_to_proto(record))
+        size = message.run.ByteSize()
         if size * 4 <= self.max_bytes:
             if entry is not None:
                 self._bytes -= entry[2]

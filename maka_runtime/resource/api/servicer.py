@@ -125,7 +125,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
     @unary()
     async def GetRun(self, request: pb.GetRunRequest, context: _Context) -> pb.GetRunResponse:
         record = await self._resources.get(request.session_id, request.ref)
-        return pb.GetRunResponse(run=self._protos.of(record))
+        return self._protos.answer(record)
 
     @unary()
     async def ListRuns(self, request: pb.ListRunsRequest, context: _Context) -> pb.ListRunsResponse:

@@ -8,10 +8,9 @@ once) and the fail-stop latch (:mod:`.failstop`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-from collections.abc import AsyncGenerator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import replace
 
 from maka_runtime.resource.core.admission import SessionAdmissionGate, SessionInfo
@@ -20,11 +19,9 @@ from maka_runtime.resource.core.catalog import ShellRunPage, without_output_beyo
 from maka_runtime.resource.core.drain import DrainReport, begin_drain
 from maka_runtime.resource.core.errors import (
     HostDrainingError,
-    InternalFailureError,
     InvalidRequestError,
     NotFoundError,
     OperationConflictError,
-    ResourceError,
     SessionArchivedError,
     ShellRunPtyControlClosedError,
 )
@@ -53,6 +50,7 @@ from maka_runtime.resource.core.lease import (
 )
 from maka_runtime.resource.core.output import OutputEvent
 from maka_runtime.resource.core.records import ShellRunRecord, parse_ref
+from maka_runtime.resource.core.request_failures import RequestFailures
 from maka_runtime.resource.core.requests import (
     BashInput,
     check_session_cwd,
@@ -483,15 +481,7 @@ class ResourceHost:
         home = self._default_cwd or os.path.expanduser("~")
         return rooted(request, session.cwd or "", home)  # the cwd filled in, the boundary rooted
 
-    @contextlib.contextmanager
-    def _internal_failures(self, operation: str) -> Iterator[None]:
+    def _internal_failures(self, operation: str) -> RequestFailures:
         """Domain errors pass through; anything else is an internal failure of this request
-        only. It does not trip the fail-stop latch: what one request carries must never take
-        the host down (the latch is for the host's own state, see :mod:`.errors`)."""
-        try:
-            yield
-        except ResourceError:
-            raise
-        except Exception as error:
-            log.exception("%s failed unexpectedly", operation)
-            raise InternalFailureError(f"{operation} failed unexpectedly") from error
+        only (:mod:`.request_failures`)."""
+        return RequestFailures(operation, log)

@@ -69,3 +69,12 @@ def test_the_messages_kept_stay_within_their_bytes_least_recent_first_out() -> N
     assert protos.of(records[1]) is not kept[1]
     big = _record(9, stdout="x" * (4 * size))
     assert protos.of(big) is not protos.of(big)  # above a quarter of the bound: not kept
+
+
+def test_get_run_answers_a_finished_run_with_the_answer_it_kept() -> None:
+    protos = RunProtos(1 << 20)
+    record = _record(1, stdout="kept\n")
+    answer = protos.answer(record)
+    assert protos.answer(record) is answer and answer.run == run_to_proto(record)
+    running = _record(2, status="running")
+    assert protos.answer(running) is not protos.answer(running)
