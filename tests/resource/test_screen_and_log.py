@@ -6,7 +6,11 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pyte
+import pyte.screens
+import pytest
+from wcwidth import wcwidth
 
+from maka_runtime.resource.core import screen as screen_module
 from maka_runtime.resource.core.journal import JournalWriter
 from maka_runtime.resource.core.output import (
     OutputChunk,
@@ -130,6 +134,28 @@ def test_plain_text_draws_cell_for_cell_what_pyte_draws() -> None:
     for y in range(16):
         assert [ours.buffer[y][x] for x in range(12)] == [theirs.buffer[y][x] for x in range(12)]
     assert ours.dirty == theirs.dirty
+
+
+def test_plain_text_is_drawn_and_rendered_without_a_width_lookup_per_character(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    looked_up: list[str] = []
+
+    def counted(char: str) -> int:
+        looked_up.append(char)
+        return int(wcwidth(char))
+
+    monkeypatch.setattr(pyte.screens, "wcwidth", counted)  # pyte's draw
+    monkeypatch.setattr(screen_module, "wcwidth", counted)  # rendering rows
+    screen = TerminalScreen(80, 24)
+    screen.feed(b"".join(b"plain line %d\r\n" % n for n in range(100)))
+    snapshot = screen.snapshot()
+    assert snapshot.screen[-2] == "plain line 99"
+    assert snapshot.scrollback[-1] == "plain line 76"
+    assert looked_up == []
+    screen.feed("wide 世界\r\n".encode())  # a double-width character still needs its width
+    assert screen.snapshot().screen[-2] == "wide 世界"
+    assert "世" in looked_up
 
 
 def test_resizing_keeps_the_content() -> None:
