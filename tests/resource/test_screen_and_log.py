@@ -5,6 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import pyte
+import pyte.screens
+import pytest
+from wcwidth import wcwidth
+
+from maka_runtime.resource.core import screen as screen_module
 from maka_runtime.resource.core.journal import JournalWriter
 from maka_runtime.resource.core.output import (
     OutputChunk,
@@ -14,7 +20,7 @@ from maka_runtime.resource.core.output import (
     TailBuffer,
 )
 from maka_runtime.resource.core.output_follow import check_after, follow_live
-from maka_runtime.resource.core.screen import TerminalScreen
+from maka_runtime.resource.core.screen import TerminalScreen, _Screen
 
 
 def test_the_screen_renders_rows_cursor_and_wide_characters() -> None:
@@ -84,6 +90,72 @@ def test_a_flood_skips_ahead_to_the_newest_output_at_a_line_boundary() -> None:
     snapshot = screen.snapshot()
     assert snapshot.screen == ("line 1998", "line 1999", "")
     assert all(row.startswith("line ") for row in snapshot.scrollback)
+
+
+def test_a_chunk_larger_than_the_queue_keeps_its_newest_half_from_a_line_start() -> None:
+    screen = TerminalScreen(20, 3, max_pending=1024)
+    screen.feed(b"partial")
+    flood = b"".join(b"row %04d\r\n" % n for n in range(300))
+    screen.feed(flood)
+    kept = 3000 - screen.skipped_bytes + len(b"partial")
+    assert kept == screen.pending <= 512
+    assert flood[-kept - 1 : -kept] == b"\n"  # the kept part starts a line
+    assert screen.skipped_bytes == len(b"partial") + len(flood) - kept
+    assert screen.snapshot().screen == ("row 0298", "row 0299", "")
+
+
+def test_rows_with_double_width_characters_after_narrow_ones_render_once() -> None:
+    screen = TerminalScreen(12, 3)
+    screen.feed("ab世c\r\nplain\r\nx界".encode())
+    assert screen.snapshot().screen == ("ab世c", "plain", "x界")
+
+
+def test_plain_text_draws_cell_for_cell_what_pyte_draws() -> None:
+    output = (
+        "plain line\r\n" + "x" * 12 + "exactly a row and then some\r\n"  # wraps at 12
+        "\x1b[31mred\x1b[1;42m bold on green\x1b[0m reset\r\n"
+        "abcdef\x1b[4h\x1b[1GIN\x1b[4l\x1b[12Gz!\r\n"  # insert mode; a write at the last column
+        "\x1b[?7l" + "y" * 20 + "\x1b[?7h\r\n"  # no autowrap: the last column is rewritten
+        "tab\there\r\nwide 世界 and e\u0301\r\n\x1b[5;3Hmoved\x1b[2K\x1b[Alast"
+    )
+    ours = _Screen(12, 16, scrollback=0, respond=None)  # tall enough that nothing scrolls
+    theirs = pyte.Screen(12, 16)
+    for screen in (ours, theirs):
+        stream = pyte.Stream(screen)
+        for part in (output[:7], output[7:40], output[40:]):  # text split across feeds
+            stream.feed(part)
+        stream.feed("\r\n")
+        screen.draw("ab\x7fcd")  # pyte stops drawing at an unprintable character
+        screen.define_charset("0", "(")  # DEC line drawing (a stream in UTF-8 mode never asks)
+        stream.feed("\r\nlqqk")
+    assert (ours.cursor.x, ours.cursor.y) == (theirs.cursor.x, theirs.cursor.y)
+    assert ours.cursor.attrs == theirs.cursor.attrs
+    assert ours.display == theirs.display
+    for y in range(16):
+        assert [ours.buffer[y][x] for x in range(12)] == [theirs.buffer[y][x] for x in range(12)]
+    assert ours.dirty == theirs.dirty
+
+
+def test_plain_text_is_drawn_and_rendered_without_a_width_lookup_per_character(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    looked_up: list[str] = []
+
+    def counted(char: str) -> int:
+        looked_up.append(char)
+        return int(wcwidth(char))
+
+    monkeypatch.setattr(pyte.screens, "wcwidth", counted)  # pyte's draw
+    monkeypatch.setattr(screen_module, "wcwidth", counted)  # rendering rows
+    screen = TerminalScreen(80, 24)
+    screen.feed(b"".join(b"plain line %d\r\n" % n for n in range(100)))
+    snapshot = screen.snapshot()
+    assert snapshot.screen[-2] == "plain line 99"
+    assert snapshot.scrollback[-1] == "plain line 76"
+    assert looked_up == []
+    screen.feed("wide 世界\r\n".encode())  # a double-width character still needs its width
+    assert screen.snapshot().screen[-2] == "wide 世界"
+    assert "世" in looked_up
 
 
 def test_resizing_keeps_the_content() -> None:

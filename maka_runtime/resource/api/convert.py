@@ -30,6 +30,7 @@ __all__ = [
     "CONTROL_FIELDS",
     "bash_input_from_background",
     "bash_input_from_foreground",
+    "chunk_into",
     "chunk_to_proto",
     "control_from_proto",
     "control_result_to_proto",
@@ -137,6 +138,15 @@ def run_to_proto(record: ShellRunRecord) -> pb.Run:
 
 def chunk_to_proto(chunk: OutputChunk) -> pb.OutputChunk:
     return pb.OutputChunk(sequence=chunk.sequence, stream=_STREAM[chunk.stream], data=chunk.data)
+
+
+def chunk_into(target: pb.OutputChunk, chunk: OutputChunk) -> None:
+    """Fill *target*, the chunk field of a response being built, in place: a chunk message
+    built on its own and then set on the response copies its data twice, into a fresh
+    buffer each time (up to 256 KiB per chunk in a flood)."""
+    target.sequence = chunk.sequence
+    target.stream = _STREAM[chunk.stream]
+    target.data = chunk.data
 
 
 def gap_to_proto(gap: OutputGap) -> pb.OutputGap:

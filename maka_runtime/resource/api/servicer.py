@@ -271,7 +271,9 @@ async def _attach_events(
             async with contextlib.aclosing(session.events) as output:  # type: ignore[type-var]
                 async for event in output:
                     if isinstance(event, OutputChunk):
-                        await queue.put(pb.AttachResponse(output=convert.chunk_to_proto(event)))
+                        response = pb.AttachResponse()
+                        convert.chunk_into(response.output, event)
+                        await queue.put(response)
                     else:
                         await queue.put(pb.AttachResponse(gap=convert.gap_to_proto(event)))
             final = await session.ended()

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 import pyte
+from pyte import modes
 from pyte.screens import Char, Margins, StaticDefaultDict
 from wcwidth import wcwidth
 
@@ -31,22 +32,33 @@ _ALTERNATE_MODES: Final = frozenset({47, 1047, 1049})
 
 _Line = StaticDefaultDict[int, Char]
 
+#: No character below this one is double-width (``wcwidth`` is 2 from U+1100, Hangul Jamo, on).
+_FIRST_WIDE: Final = "\u1100"
+
 
 def _render_line(line: _Line, columns: int) -> str:
-    chars: list[str] = []
+    # Only the cells written are in the line; the others are its default (blank) cell.
+    chars = [line.default.data] * columns
+    for x, cell in line.items():
+        if x < columns:
+            chars[x] = cell.data
+    text = "".join(chars)
+    if not text or max(text) < _FIRST_WIDE:  # no double-width character
+        return text.rstrip()
+    kept: list[str] = []
     wide = False
-    for x in range(columns):
+    for char in chars:
         if wide:  # the stub cell after a double-width character
             wide = False
             continue
-        char = line[x].data
-        wide = bool(char) and wcwidth(char[0]) == 2
-        chars.append(char)
-    return "".join(chars).rstrip()
+        wide = char >= _FIRST_WIDE and wcwidth(char[0]) == 2
+        kept.append(char)
+    return "".join(kept).rstrip()
 
 
 class _Screen(pyte.Screen):
-    """pyte's screen plus bounded scrollback and an alternate screen buffer."""
+    """pyte's screen plus bounded scrollback, an alternate screen buffer, and a fast way to
+    draw plain text."""
 
     def __init__(
         self, columns: int, lines: int, scrollback: int, respond: Callable[[str], None] | None
@@ -55,7 +67,38 @@ class _Screen(pyte.Screen):
         self.alternate = False
         self._saved_main: tuple[Any, pyte.screens.Cursor] | None = None
         self._respond = respond
+        #: The cells drawn with the current attributes, by character (cells are immutable).
+        self._cells: dict[str, Char] = {}
+        self._cells_attrs: Char | None = None
         super().__init__(columns, lines)
+
+    def draw(self, data: str) -> None:
+        # pyte draws one character at a time (a width lookup and a new cell each). Printable
+        # ASCII that fits on the cursor's line, outside insert mode, is drawn here instead, cell
+        # for cell what pyte draws: one cell per character, the cursor after the last one.
+        text = data.translate(self.g1_charset if self.charset else self.g0_charset)
+        cursor = self.cursor
+        start = cursor.x
+        end = start + len(text)
+        if (
+            end > self.columns  # it wraps, or the cursor waits at the end of the line
+            or not (text.isascii() and text.isprintable())
+            or modes.IRM in self.mode
+        ):
+            super().draw(data)
+            return
+        attrs = cursor.attrs
+        if attrs is not self._cells_attrs:
+            self._cells, self._cells_attrs = {}, attrs
+        cells = self._cells
+        line = self.buffer[cursor.y]
+        for x, char in enumerate(text, start):
+            cell = cells.get(char)
+            if cell is None:
+                cell = cells[char] = attrs._replace(data=char)
+            line[x] = cell
+        cursor.x = end
+        self.dirty.add(cursor.y)
 
     def index(self) -> None:
         top, bottom = self.margins or Margins(0, self.lines - 1)
@@ -134,6 +177,8 @@ class TerminalScreen:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending = bytearray()
         self._max_pending = max_pending
+        #: Whether the parser has been fed since it was last made (it may be inside a sequence).
+        self._parsed = False
         #: Bytes never rendered because output outran the emulator.
         self.skipped_bytes = 0
 
@@ -152,9 +197,10 @@ class TerminalScreen:
 
     def feed(self, data: bytes) -> None:
         """Queue output for rendering (cheap; never renders)."""
-        self._pending += data
-        if len(self._pending) > self._max_pending:
-            self._skip_ahead()
+        if len(self._pending) + len(data) <= self._max_pending:
+            self._pending += data
+        else:
+            self._skip_ahead(data)
 
     def render(self, max_bytes: int | None = None) -> int:
         """Render up to *max_bytes* queued bytes (all if ``None``); return how many remain."""
@@ -168,6 +214,7 @@ class TerminalScreen:
             del self._pending[:max_bytes]
         text = self._decoder.decode(data)
         if text:
+            self._parsed = True
             self._stream.feed(text)
         return len(self._pending)
 
@@ -191,14 +238,30 @@ class TerminalScreen:
             alternate_screen=screen.alternate,
         )
 
-    def _skip_ahead(self) -> None:
-        keep = self._max_pending // 2
-        cut = len(self._pending) - keep
-        newline = self._pending.find(b"\n", cut)
-        if newline != -1 and newline + 1 < len(self._pending):
-            cut = newline + 1
-        self.skipped_bytes += cut
-        del self._pending[:cut]
-        # The skipped bytes may have ended inside a character or an escape sequence.
+    def _skip_ahead(self, data: bytes) -> None:
+        """Queue *data*, keeping only the newest half of ``max_pending`` bytes of the queue and
+        *data*, from a line start if there is one in them."""
+        pending = self._pending
+        total = len(pending) + len(data)
+        cut = total - self._max_pending // 2
+        if cut >= len(pending):
+            # Only the newest part of *data* stays: cut it alone, without joining the two.
+            at = cut - len(pending)
+            newline = data.find(b"\n", at)
+            if newline != -1 and newline + 1 < len(data):
+                at = newline + 1
+            self.skipped_bytes += len(pending) + at
+            self._pending = bytearray(memoryview(data)[at:])
+        else:
+            pending += data
+            newline = pending.find(b"\n", cut)
+            if newline != -1 and newline + 1 < len(pending):
+                cut = newline + 1
+            self.skipped_bytes += cut
+            del pending[:cut]
+        # The skipped bytes may have ended inside a character or an escape sequence; a parser
+        # fed nothing since it was made is still at its start.
         self._decoder.reset()
-        self._stream = pyte.Stream(self._screen)
+        if self._parsed:
+            self._parsed = False
+            self._stream = pyte.Stream(self._screen)
