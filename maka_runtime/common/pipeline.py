@@ -158,15 +158,28 @@ class _Call:
 
         return unary
 
-    def unary_in_stream_out(self, inner: Callable[..., Any]) -> Callable[..., Any]:
-        async def streaming(raw: bytes, context: Any) -> AsyncIterator[Any]:
+    async def _admitted(self, raw: bytes, context: Any) -> Any:
+        """:meth:`admit`, ending a refused call with its status."""
+        request = self.admit(raw, context)
+        if isinstance(request, Refused):
+            await context.abort_with_status(request.status)
+        return request
+
+    async def _entered(self, context: Any) -> None:
+        """:meth:`enter`, ending a refused call with its status."""
+        refused = self.enter(context)
+        if refused is not None:
+            await context.abort_with_status(refused.status)
+
+    def _stream_out(self, responses: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+        """A response stream: what ``await responses(request or raws, context)`` yields,
+        timed and counted as one call."""
+
+        async def streaming(first: Any, context: Any) -> AsyncIterator[Any]:
             started = time.perf_counter()
             error: BaseException | None = None
             try:
-                request = self.admit(raw, context)
-                if isinstance(request, Refused):
-                    await context.abort_with_status(request.status)
-                async for item in inner(request, context):
+                async for item in await responses(first, context):
                     yield item
             except BaseException as raised:
                 error = raised
@@ -176,36 +189,29 @@ class _Call:
 
         return streaming
 
+    def unary_in_stream_out(self, inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def responses(raw: bytes, context: Any) -> Any:
+            return inner(await self._admitted(raw, context), context)
+
+        return self._stream_out(responses)
+
     def stream_in(self, inner: Callable[..., Any], streaming_out: bool) -> Callable[..., Any]:
         """A request stream: the first refused message ends the whole call (the servicer's
         work for it is cancelled)."""
         guarded = guard_request_stream(inner, self.decode, streaming_out)
         if streaming_out and inspect.isasyncgenfunction(guarded):
 
-            async def stream_stream(raws: AsyncIterator[bytes], context: Any) -> AsyncIterator[Any]:
-                started = time.perf_counter()
-                error: BaseException | None = None
-                try:
-                    refused = self.enter(context)
-                    if refused is not None:
-                        await context.abort_with_status(refused.status)
-                    async for item in guarded(raws, context):
-                        yield item
-                except BaseException as raised:
-                    error = raised
-                    raise
-                finally:
-                    self.done(context, started, error)
+            async def responses(raws: AsyncIterator[bytes], context: Any) -> Any:
+                await self._entered(context)
+                return guarded(raws, context)
 
-            return stream_stream
+            return self._stream_out(responses)
 
         async def stream_in(raws: AsyncIterator[bytes], context: Any) -> Any:
             started = time.perf_counter()
             error: BaseException | None = None
             try:
-                refused = self.enter(context)
-                if refused is not None:
-                    await context.abort_with_status(refused.status)
+                await self._entered(context)
                 return await guarded(raws, context)
             except BaseException as raised:
                 error = raised

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from maka_runtime_proto.kernel.v1 import kernel_pb2
@@ -16,20 +15,13 @@ from maka_runtime.common.auth import REMEMBERED_TOKENS, Authenticator, hash_toke
 from maka_runtime.common.logs import id_fields_of
 from maka_runtime.common.per_caller import PerCaller
 from maka_runtime.common.principal import Principal, acting_as
+from tests.support.counting import count_calls
 
 
 @pytest.fixture
 def hashes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """Every token the authenticator hashed."""
-    seen: list[bytes] = []
-    real = hashlib.sha256
-
-    def counting(data: bytes) -> Any:
-        seen.append(data)
-        return real(data)
-
-    monkeypatch.setattr(hashlib, "sha256", counting)
-    return seen
+    return count_calls(monkeypatch, hashlib, "sha256")
 
 
 def token_file(path: Path, **principals: str) -> Path:

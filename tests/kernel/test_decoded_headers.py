@@ -9,6 +9,7 @@ from maka_runtime.kernel.core import SessionQuery
 from maka_runtime.kernel.store import _shared, decoded
 from maka_runtime.kernel.store.decoded import DecodedHeaders
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
+from tests.support.counting import count_calls
 
 from .fakes import spec_header
 
@@ -16,15 +17,7 @@ from .fakes import spec_header
 @pytest.fixture
 def decodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every header text decoded, in order."""
-    seen: list[str] = []
-    real = _shared.header_from_json
-
-    def counting(text: str) -> object:
-        seen.append(text)
-        return real(text)
-
-    monkeypatch.setattr(decoded, "header_from_json", counting)
-    return seen
+    return count_calls(monkeypatch, decoded, "header_from_json")
 
 
 def test_a_text_is_decoded_once_and_sized_with_its_header(decodes: list[str]) -> None:

@@ -10,7 +10,6 @@ import pytest
 
 from maka_runtime.resource.core import ShellRunRecord, StoreClosedError
 from maka_runtime.resource.core.finished import FinishedRuns
-from maka_runtime.resource.core.records import PipesOutput
 from maka_runtime.resource.core.sizes import wire_size
 from tests.resource.conftest import (
     SESSION_ID,
@@ -20,6 +19,7 @@ from tests.resource.conftest import (
     close_host,
     open_host,
 )
+from tests.support.run_records import finished_record
 
 
 async def test_a_finished_run_is_answered_without_the_store(host: Host) -> None:
@@ -68,23 +68,7 @@ async def test_with_no_cache_a_finished_run_is_read_from_the_store(tmp_path: Pat
 
 
 def _record(ref_id: str, *, status: str = "completed", stdout: str = "") -> ShellRunRecord:
-    return ShellRunRecord(
-        ref=f"maka://runtime/background-tasks/{ref_id}",
-        session_id=SESSION_ID,
-        source_turn_id="",
-        source_tool_call_id="",
-        kind="foreground",
-        mode="pipes",
-        command="true",
-        cwd="/",
-        timeout_ms=1000,
-        status=status,  # type: ignore[arg-type]
-        revision=3,
-        change_seq=1,
-        created_at=1,
-        updated_at=1,
-        output=PipesOutput(stdout=stdout),
-    )
+    return finished_record(ref_id, session_id=SESSION_ID, status=status, stdout=stdout)
 
 
 def test_the_cache_keeps_terminal_records_within_its_bytes_least_recent_first_out() -> None:

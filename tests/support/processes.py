@@ -104,6 +104,13 @@ def service_command(service: str, args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", MODULES[service], *args]
 
 
+def refused_at_start(service: str, args: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    """*service* started with *args*, expected to refuse them and exit at once."""
+    return subprocess.run(
+        service_command(service, args), capture_output=True, text=True, timeout=60, check=False
+    )
+
+
 def spawn_service(
     service: str,
     data_dir: Path,

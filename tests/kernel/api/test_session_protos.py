@@ -9,6 +9,7 @@ import pytest
 from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.api.session_protos import SessionProtos
 from maka_runtime.kernel.core import SessionHeader
+from tests.support.counting import count_calls
 
 
 def header(session_id: str = "s", name: str = "first") -> SessionHeader:
@@ -18,29 +19,27 @@ def header(session_id: str = "s", name: str = "first") -> SessionHeader:
 
 
 @pytest.fixture
-def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The session ids converted to a message, in order."""
-    made: list[str] = []
-    real = convert.session_to_proto
-
-    def counting(value: SessionHeader) -> object:
-        made.append(value.id)
-        return real(value)
-
-    monkeypatch.setattr(convert, "session_to_proto", counting)
-    return made
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[SessionHeader]:
+    """The headers converted to a message, in order."""
+    return count_calls(monkeypatch, convert, "session_to_proto")
 
 
-def test_the_same_header_object_is_answered_without_converting_again(builds: list[str]) -> None:
+def ids(headers: list[SessionHeader]) -> list[str]:
+    return [value.id for value in headers]
+
+
+def test_the_same_header_object_is_answered_without_converting_again(
+    builds: list[SessionHeader],
+) -> None:
     protos = SessionProtos(8)
     first = header()
     answer = protos.of(first)
     assert protos.of(first) is answer
     assert answer.session.id == "s" and answer.session.name == "first"
-    assert builds == ["s"]
+    assert ids(builds) == ["s"]
 
 
-def test_a_changed_header_gets_its_own_answer(builds: list[str]) -> None:
+def test_a_changed_header_gets_its_own_answer(builds: list[SessionHeader]) -> None:
     protos = SessionProtos(8)
     old = header()
     protos.of(old)
@@ -48,10 +47,10 @@ def test_a_changed_header_gets_its_own_answer(builds: list[str]) -> None:
     assert protos.of(renamed).session.name == "second"
     # An equal header that is another object is converted again, never assumed equal.
     assert protos.of(dataclasses.replace(renamed)).session.name == "second"
-    assert builds == ["s", "s", "s"]
+    assert ids(builds) == ["s", "s", "s"]
 
 
-def test_the_oldest_is_forgotten_beyond_the_limit(builds: list[str]) -> None:
+def test_the_oldest_is_forgotten_beyond_the_limit(builds: list[SessionHeader]) -> None:
     protos = SessionProtos(2)
     a, b, c = header("a"), header("b"), header("c")
     for value in (a, b, c):
@@ -59,12 +58,12 @@ def test_the_oldest_is_forgotten_beyond_the_limit(builds: list[str]) -> None:
     protos.of(c)
     protos.of(b)
     protos.of(a)  # forgotten when c came: converted again
-    assert builds == ["a", "b", "c", "a"]
+    assert ids(builds) == ["a", "b", "c", "a"]
 
 
-def test_a_limit_of_zero_keeps_nothing(builds: list[str]) -> None:
+def test_a_limit_of_zero_keeps_nothing(builds: list[SessionHeader]) -> None:
     protos = SessionProtos(0)
     value = header()
     protos.of(value)
     protos.of(value)
-    assert builds == ["s", "s"]
+    assert ids(builds) == ["s", "s"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import subprocess
 from pathlib import Path
 
 import grpc
@@ -12,7 +11,7 @@ from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 from maka_runtime_proto.kernel.v1 import kernel_pb2_grpc
 
 from maka_runtime.kernel.server import parse_config
-from tests.support.processes import running_service, service_command
+from tests.support.processes import refused_at_start, running_service
 
 from .conftest import WORKSPACE
 
@@ -56,12 +55,6 @@ def test_the_kernel_runs_on_uvloop_unless_told_otherwise(data_dir: Path) -> None
 
 
 def test_an_unknown_event_loop_is_refused_at_start(data_dir: Path) -> None:
-    refused = subprocess.run(
-        service_command("kernel", ["--data-dir", str(data_dir), "--event-loop", "trio"]),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    refused = refused_at_start("kernel", ["--data-dir", str(data_dir), "--event-loop", "trio"])
     assert refused.returncode == 2
     assert "invalid choice: 'trio'" in refused.stderr

@@ -6,27 +6,13 @@ import dataclasses
 
 from maka_runtime.resource.api.convert import run_to_proto
 from maka_runtime.resource.api.run_protos import RunProtos
-from maka_runtime.resource.core import PipesOutput, ShellRunRecord
+from maka_runtime.resource.core import ShellRunRecord
+from tests.support.run_records import finished_record
 
 
 def _record(n: int, *, status: str = "completed", stdout: str = "") -> ShellRunRecord:
-    return ShellRunRecord(
-        ref=f"maka://runtime/background-tasks/{n:032x}",
-        session_id="session",
-        source_turn_id="",
-        source_tool_call_id="",
-        kind="foreground",
-        mode="pipes",
-        command="true",
-        cwd="/",
-        timeout_ms=1000,
-        status=status,  # type: ignore[arg-type]
-        revision=3,
-        change_seq=n + 1,
-        created_at=1,
-        updated_at=2,
-        output=PipesOutput(stdout=stdout),
-        exit_code=0,
+    return finished_record(
+        f"{n:032x}", status=status, stdout=stdout, change_seq=n + 1, updated_at=2, exit_code=0
     )
 
 

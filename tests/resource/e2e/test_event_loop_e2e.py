@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import grpc
 from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
-from tests.support.processes import running_service, service_command
+from tests.support.processes import refused_at_start, running_service
 
 SESSION = "loop-session"
 
@@ -56,12 +55,6 @@ def test_the_service_runs_on_uvloop_when_asked(data_dir: Path, tmp_path: Path) -
 
 
 def test_an_unknown_event_loop_is_refused_at_start(data_dir: Path) -> None:
-    refused = subprocess.run(
-        service_command("resource", ["--data-dir", str(data_dir), "--event-loop", "trio"]),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    refused = refused_at_start("resource", ["--data-dir", str(data_dir), "--event-loop", "trio"])
     assert refused.returncode == 2
     assert "invalid choice: 'trio'" in refused.stderr
