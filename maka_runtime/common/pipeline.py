@@ -47,6 +47,7 @@ from maka_runtime.common.request_guard import (
     guarded_deserializer,
     request_type,
 )
+from maka_runtime.common.status import MappedUnary
 
 if TYPE_CHECKING:
     Handler = grpc.RpcMethodHandler[Any, Any]
@@ -132,6 +133,7 @@ class _Call:
             self.done,
         )
         perf_counter = time.perf_counter
+        servicer, plain, failure_of, fields = _mapped(inner)
 
         async def unary(raw: bytes, context: Any) -> Any:
             started = perf_counter()
@@ -149,7 +151,15 @@ class _Call:
                     await context.abort_with_status(request.status)
                 if ids:
                     set_log_context(request, ids)
-                return await inner(request, context)
+                try:
+                    return await plain(servicer, request, context)
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as failed:
+                    if failure_of is None:
+                        raise
+                    await context.abort_with_status(failure_of(failed, fields).status())
+                    raise AssertionError("abort returned") from failed  # pragma: no cover
             except BaseException as raised:
                 error = raised
                 raise
@@ -220,6 +230,21 @@ class _Call:
                 self.done(context, started, error)
 
         return stream_in
+
+
+def _mapped(inner: Callable[..., Any]) -> tuple[Any, Callable[..., Any], Any, Any]:
+    """*inner* as (servicer, plain method, ``failure_of``, fields): the method inside an
+    :meth:`~.status.ErrorMapping.unary` wrapper, whose mapping the pipeline applies itself;
+    for any other behaviour, a plain call of it and no mapping."""
+    mapped = getattr(inner, "mapped", None)
+    if isinstance(mapped, MappedUnary) and getattr(inner, "__func__", None) is mapped.wrapper:
+        return (
+            getattr(inner, "__self__", None),
+            mapped.method,
+            mapped.mapping.failure_of,
+            mapped.fields,
+        )
+    return None, lambda _servicer, request, context: inner(request, context), None, None
 
 
 class Registrar:

@@ -23,6 +23,7 @@ from maka_runtime.resource.core import (
     ResourceHost,
     RunSupervisor,
     SessionAdmissionGate,
+    SessionArchivedError,
     SessionInfo,
     SessionRegistry,
 )
@@ -30,6 +31,7 @@ from maka_runtime.resource.core.access import decide
 from maka_runtime.resource.core.lease import ControlRequest, PtyControl
 from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import FIRST_CONNECTION, TEST_CONFIG, bash_input, read_until
+from tests.support.counting import count_calls
 
 KERNEL_LINK = Principal("kernel-link", frozenset({KERNEL}))
 ALICE = Principal("alice", frozenset({CLIENT}))
@@ -284,3 +286,33 @@ async def test_a_refusal_is_logged_once_with_its_principal(
         "refused session s1 for bob: NOT_FOUND (not its owner)",
         "refused a start in session s1 for alice: PERMISSION_DENIED",
     ]
+
+
+async def test_a_finished_run_from_memory_keeps_every_refusal(
+    kernel_mode: Opened, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = kernel_mode.host
+    with acting_as(KERNEL_LINK):
+        await host.register_session("s1", cwd=str(tmp_path), owner="alice")
+        done = await host.run_foreground_bash(bash_input("true", "call.1", session_id="s1"))
+    lookups = count_calls(monkeypatch, kernel_mode.sessions, "lookup")
+
+    with acting_as(ALICE):  # the owner: answered from memory, no lookup awaited
+        assert await host.get("s1", done.ref) == done
+        assert await host.get("", done.ref) == done
+    assert lookups == []
+
+    with acting_as(BOB):  # another principal: exactly an unknown run's refusal
+        for name in ("get", "get_by_ref"):
+            hidden = await not_found(reads(host, "s1", done.ref)[name])
+            unknown = await not_found(reads(host, "s-unknown", NO_RUN)[name])
+            assert hidden == unknown.replace("s-unknown", "s1").replace(NO_RUN, done.ref), name
+    with acting_as(ALICE):  # the wrong session named: not found, as for a live run
+        assert "s2" in await not_found(lambda: host.get("s2", done.ref))
+
+    with acting_as(KERNEL_LINK):
+        await host.archive_session("s1")
+    with acting_as(ALICE):
+        for session_id in ("s1", ""):
+            with pytest.raises(SessionArchivedError):
+                await host.get(session_id, done.ref)

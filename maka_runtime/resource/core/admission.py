@@ -23,7 +23,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from maka_runtime.resource.core.access import audit_hidden, caller_view
+from maka_runtime.common.principal import current_principal
+from maka_runtime.resource.core.access import audit_hidden, caller_view, decide
 from maka_runtime.resource.core.errors import NotFoundError, SessionArchivedError
 from maka_runtime.resource.core.requests import check_length, check_session_cwd, check_session_id
 from maka_runtime.resource.core.store import SessionStore
@@ -72,6 +73,12 @@ class SessionDirectory(Protocol):
 
     async def lookup(self, session_id: str) -> SessionInfo | None:
         """The session, or ``None`` if it does not exist."""
+        ...
+
+    def held(self, session_id: str) -> SessionInfo | None:
+        """What :meth:`lookup` would answer for a session held in memory, without awaiting;
+        ``None`` whenever only :meth:`lookup` can say (never held, or a directory that must
+        ask elsewhere): the caller then awaits :meth:`lookup`."""
         ...
 
     async def register_session(
@@ -179,6 +186,9 @@ class SessionRegistry:
         """Every registered or archived session, by id (a copy)."""
         return dict(self._sessions)
 
+    def held(self, session_id: str) -> SessionInfo | None:
+        return self._sessions.get(session_id)
+
     async def lookup(self, session_id: str) -> SessionInfo | None:
         info = self._sessions.get(session_id)
         if info is None and self._standalone:
@@ -248,6 +258,9 @@ class StandaloneSessionDirectory:
     def forget(self, session_id: str) -> None:
         self._sessions.pop(session_id, None)
 
+    def held(self, session_id: str) -> SessionInfo | None:
+        return self._sessions.get(session_id)
+
     async def lookup(self, session_id: str) -> SessionInfo | None:
         info = self._sessions.get(session_id)
         if info is None and self._admit_unknown:
@@ -282,6 +295,19 @@ class SessionAdmissionGate:
     def __init__(self, directory: SessionDirectory | None = None) -> None:
         self.directory: SessionDirectory = directory or StandaloneSessionDirectory()
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    def admitted_now(self, session_id: str) -> bool:
+        """Whether :meth:`check` of a read (no start) would admit the current caller to the
+        session, decided from memory alone; ``False`` means only :meth:`check` can say (an
+        unknown, unclaimed, hidden, archived or deleted session: it raises the right error)."""
+        info = self.directory.held(session_id)
+        return (
+            info is not None
+            and info.origin != "unclaimed"
+            and not info.archived
+            and not info.deleted
+            and decide(info, current_principal(), start=False) == "allowed"
+        )
 
     async def check(
         self, session_id: str, *, start: bool = False, claim: bool = True, missing: str = ""

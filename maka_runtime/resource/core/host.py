@@ -172,7 +172,18 @@ class ResourceHost:
             return await self._supervisor.stop(session_id, ref)
 
     async def get(self, session_id: str, ref: str) -> ShellRunRecord:
-        """The run as of now; *session_id* may be empty (see :meth:`run_session`)."""
+        """The run as of now; *session_id* may be empty (see :meth:`run_session`).
+
+        A finished run that memory answers for, in a session memory admits the caller to, is
+        answered without awaiting anything (the most frequent read of all: a client polling
+        a result); every other case, errors included, takes :meth:`run_session`."""
+        record = self._supervisor.finished_now(ref)
+        if (
+            record is not None
+            and session_id in ("", record.session_id)
+            and self._admission.admitted_now(record.session_id)
+        ):
+            return record
         with self._internal_failures("get"):
             session_id = await self.run_session(session_id, ref)
             return await self._supervisor.inspect(session_id, ref)

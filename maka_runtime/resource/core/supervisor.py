@@ -258,6 +258,14 @@ class RunSupervisor:
             return run.snapshot()
         return await self._load(session_id, ref)
 
+    def finished_now(self, ref: str) -> ShellRunRecord | None:
+        """:meth:`inspect`'s answer for a finished run that memory alone gives (its terminal
+        record held, the run neither live nor waiting for its final write); ``None``
+        otherwise."""
+        if ref in self._live or ref in self._ctx.pending:
+            return None
+        return self._finished.get(ref)
+
     async def session_of(self, ref: str) -> str | None:
         """The session the run *ref* belongs to; ``None`` if no run has that ref."""
         parse_ref(ref)
