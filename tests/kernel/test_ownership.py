@@ -17,6 +17,7 @@ from maka_runtime.common.principal import ADMIN, CLIENT, LOCAL, OPERATOR, Princi
 from maka_runtime.kernel.core import NotFoundError, SessionQuery, SessionStore, SessionUpdate
 from maka_runtime.kernel.core.access import listed_owners, may_see, owner_of
 from maka_runtime.kernel.core.session import SessionHeader
+from tests.support.counting import count_calls
 
 from .harness import Harness, make_harness
 
@@ -201,3 +202,25 @@ async def test_a_refusal_is_logged_once_with_its_principal(
         await harness.kernel.list_sessions(SessionQuery())  # leaving sessions out is no refusal
     lines = [r.getMessage() for r in caplog.records if r.name == "maka.auth"]
     assert lines == [f"refused session {session.id} for bob: NOT_FOUND (not its owner)"]
+
+
+async def test_a_held_header_is_answered_without_the_store_only_to_who_may_see_it(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel = harness.kernel
+    with acting_as(ALICE):
+        session = await harness.session()
+    reads = count_calls(monkeypatch, harness.store, "read_header")
+    with acting_as(ALICE):
+        assert kernel.session_now(session.id) == session
+    with acting_as(ROOT):
+        assert kernel.session_now(session.id) == session
+    assert reads == []
+    with acting_as(BOB):  # not its owner: only the awaited path answers (and refuses)
+        assert kernel.session_now(session.id) is None
+    assert kernel.session_now(UNKNOWN) is None
+    with acting_as(ALICE):
+        renamed = await kernel.update_session(session.id, SessionUpdate(name="renamed"))
+        assert kernel.session_now(session.id) == renamed
+        await kernel.delete_session(session.id)
+        assert kernel.session_now(session.id) is None

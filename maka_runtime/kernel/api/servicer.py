@@ -90,7 +90,9 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
     async def GetSession(
         self, request: pb.GetSessionRequest, context: Context
     ) -> pb.GetSessionResponse:
-        header = await self._kernel.get_session(request.session_id)
+        header = self._kernel.session_now(request.session_id)
+        if header is None:
+            header = await self._kernel.get_session(request.session_id)
         return self._sessions.of(header)
 
     @unary

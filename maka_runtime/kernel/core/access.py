@@ -77,6 +77,14 @@ class SessionAccess:
             raise NotFoundError("session", session_id)
         return header
 
+    def header_now(self, session_id: str) -> SessionHeader | None:
+        """:meth:`header` when the store holds the header and the caller may see it, without
+        awaiting; ``None``: await :meth:`header` (a refusal is logged and raised there)."""
+        header = self._store.held_header(session_id)
+        if header is None or not may_see(current_principal(), header):
+            return None
+        return header
+
     async def check(self, session_id: str) -> None:
         """:meth:`header` for a caller who does not see every session; nothing otherwise."""
         if self.checked():

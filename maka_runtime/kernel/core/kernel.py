@@ -190,6 +190,10 @@ class RuntimeKernel:
         check_id("session_id", session_id)
         return await self._access.header(session_id)
 
+    def session_now(self, session_id: str) -> SessionHeader | None:
+        """:meth:`get_session` if it can answer without awaiting, else ``None``."""
+        return self._access.header_now(session_id)
+
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
         if not 1 <= query.page_size <= self.limits.max_page_size:
             raise InvalidRequestError(
@@ -455,11 +459,8 @@ class RuntimeKernel:
     # -- backends, drain, close ----------------------------------------------------------------
 
     async def invalidate_cached_backends(self) -> None:
-        """Dispose every idle cached backend; busy ones are retired when their run settles.
-
-        Raises the disposal failures, including the stored one of every permanently
-        quarantined session (re-reported, never retried).
-        """
+        """Dispose every idle cached backend (busy ones retire when their run settles); raises
+        the disposal failures, each permanently quarantined session's too (never retried)."""
         combined = combine_failures(await self._sessions.dispose_idle_generations())
         if combined is not None:
             raise combined

@@ -100,6 +100,12 @@ class SessionStore(Protocol):
 
     async def read_header(self, session_id: str) -> SessionHeader: ...
 
+    def held_header(self, session_id: str) -> SessionHeader | None:
+        """What :meth:`read_header` would return now, when the store holds the header in memory
+        and can answer without awaiting; ``None``: ask :meth:`read_header` (which also raises
+        what is wrong). A store that holds nothing always returns ``None``."""
+        ...
+
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader: ...
 
     async def widen_boundary(

@@ -85,6 +85,10 @@ class MemorySessionStore(HeaderShortcuts):
     async def read_header(self, session_id: str) -> SessionHeader:
         return self._session(session_id).header
 
+    def held_header(self, session_id: str) -> SessionHeader | None:
+        session = self._sessions.get(session_id)
+        return None if session is None else session.header
+
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
         session = self._session(session_id)
         session.header = dataclasses.replace(session.header, **patch)

@@ -230,6 +230,9 @@ class SqliteSessionStore(HeaderShortcuts):
         token = encode_page_token(page[-1].created_at, page[-1].id) if more and page else ""
         return SessionPage(sessions=tuple(page), next_page_token=token)
 
+    def held_header(self, session_id: str) -> SessionHeader | None:
+        return None if self._worker.closed else self._headers.get(session_id)
+
     async def read_header(self, session_id: str) -> SessionHeader:
         cached = self._headers.get(session_id)
         if cached is not None and not self._worker.closed:

@@ -19,6 +19,7 @@ from maka_runtime.common.server import ServerHost
 from maka_runtime.kernel.api.servicer import KernelServicer
 from maka_runtime.kernel.store.memory import MemorySessionStore
 
+from ...support.counting import count_calls
 from ...support.servicer_context import Aborted, RecordingContext
 from ..harness import make_harness
 
@@ -56,6 +57,20 @@ async def test_create_and_get_convert_the_header_both_ways(servicer: KernelServi
         RecordingContext(),
     )
     assert got.session == created
+
+
+async def test_get_session_of_a_held_header_awaits_no_store_read(
+    servicer: KernelServicer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    created = await _create(servicer)
+    reads = count_calls(monkeypatch, servicer._kernel.store, "read_header")
+    got = await servicer.GetSession(pb.GetSessionRequest(session_id=created.id), RecordingContext())
+    assert got.session == created
+    assert reads == []
+    with pytest.raises(Aborted) as aborted:  # an unknown id takes the awaited path
+        await servicer.GetSession(pb.GetSessionRequest(session_id="nobody"), RecordingContext())
+    assert aborted.value.code == grpc.StatusCode.NOT_FOUND
+    assert reads == ["nobody"]
 
 
 async def test_a_domain_error_becomes_its_status_with_the_field_in_error_info(

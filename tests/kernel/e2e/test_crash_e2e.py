@@ -27,17 +27,17 @@ async def test_a_crash_in_a_unary_call_is_internal_and_the_server_keeps_serving(
 ) -> None:
     stub = server.stub()
     session = await create_session(stub)
-    real = server.kernel.get_session
+    real = server.kernel.session_now  # GetSession asks it first
     crashes = 0
 
-    async def crash_once(session_id: str) -> Any:
+    def crash_once(session_id: str) -> Any:
         nonlocal crashes
         if crashes == 0:
             crashes += 1
             raise Bug("invariant broken while reading a header")
-        return await real(session_id)
+        return real(session_id)
 
-    monkeypatch.setattr(server.kernel, "get_session", crash_once)
+    monkeypatch.setattr(server.kernel, "session_now", crash_once)
     with caplog.at_level(logging.ERROR, logger="maka.kernel.api"):
         crashed = await failure(stub.GetSession(pb.GetSessionRequest(session_id=session.id)))
     assert reason(crashed)[:2] == (grpc.StatusCode.INTERNAL, "INTERNAL_FAILURE")
