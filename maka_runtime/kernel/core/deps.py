@@ -8,6 +8,7 @@ Every part (admission, runner, stops, drain, the façade) receives the same froz
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -24,10 +25,34 @@ def default_now() -> int:
     return time.time_ns() // 1_000_000
 
 
-def default_new_id() -> str:
-    """128 random bits as 32 hex digits (an event, run or session id). Not ``uuid4``: the
-    kernel makes one per event, and the UUID object costs six times the random bytes."""
-    return os.urandom(16).hex()
+class _RandomIds:
+    """32-hex-digit ids of 128 random bits from the OS's generator, read 64 ids at a time:
+    one system call for every 64 ids instead of one each. Thread-safe; a forked child starts
+    from fresh random bytes, never from ids its parent may also hand out."""
+
+    BATCH = 64
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._hex = ""
+        self._at = 0
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._hex, self._at = "", 0
+
+    def __call__(self) -> str:
+        with self._lock:
+            at = self._at
+            if at >= len(self._hex):
+                self._hex, at = os.urandom(16 * self.BATCH).hex(), 0
+            self._at = at + 32
+            return self._hex[at : at + 32]
+
+
+#: 128 random bits as 32 hex digits (an event, run or session id). Not ``uuid4``: the kernel
+#: makes one per event, and the UUID object costs six times the random bytes.
+default_new_id: Callable[[], str] = _RandomIds()
 
 
 T = TypeVar("T")

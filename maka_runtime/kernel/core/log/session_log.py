@@ -161,8 +161,7 @@ class SessionLog:
             return []
         ring = self._ring
         if ring and ring[0].seq <= after_seq + 1:
-            start = after_seq + 1 - ring[0].seq
-            return list(itertools.islice(ring, start, start + limit))
+            return _ring_slice(ring, after_seq + 1 - ring[0].seq, limit)
         return await self._store.read_messages(self.session_id, after_seq=after_seq, limit=limit)
 
     def has_after(self, seq: int) -> bool:
@@ -191,6 +190,18 @@ class SessionLog:
         self.removed = self.removed or removed
         self.closed = True
         self.notify()
+
+
+def _ring_slice(ring: deque[StoredMessage], start: int, limit: int) -> list[StoredMessage]:
+    """``ring[start:start + limit]``, walking the deque from its nearer end: a reader that
+    keeps up reads at the tail of a ring of thousands of entries."""
+    after = len(ring) - start  # entries from start to the end
+    if after <= start:
+        count = min(limit, after)
+        newest_first = list(itertools.islice(reversed(ring), after - count, after))
+        newest_first.reverse()
+        return newest_first
+    return list(itertools.islice(ring, start, start + limit))
 
 
 class SessionWatch:
