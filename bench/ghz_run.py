@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import ghz_fixtures
@@ -43,13 +44,18 @@ def measure_profile(
     samples: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
     for rep in range(reps + 1):  # the first round warms every target up
         for name, (config, expect) in configs.items():
+            cpu, wall = hosts[name].cpu_seconds(), time.perf_counter()
             ghz_report = ghz_profiles.run_ghz(
                 config, hosts[name].address, pair.token, duration_s=duration
             )
+            busy = (hosts[name].cpu_seconds() - cpu) / (time.perf_counter() - wall)
             ghz_profiles.check(ghz_report, expect, f"{profile.name} on {name}")
             hosts[name].check_alive()
             if rep:
-                samples[name].append(ghz_profiles.figures(ghz_report, per_call))
+                # How many of the machine's cores the server kept busy (its CPU seconds per
+                # second): a server near 1.0 is at its one interpreter's limit.
+                figures = ghz_profiles.figures(ghz_report, per_call)
+                samples[name].append({**figures, "server_cores": busy})
     medians = {
         name: {key: median([r[key] for r in runs]) for key in runs[0]}
         for name, runs in samples.items()

@@ -142,11 +142,21 @@ def turns(
                 "x of one": f"{product / one['product']:.2f}",
                 "grpc.aio events/s": f"{aio:,.0f}",
                 "grpc.aio x of one": f"{aio / one['aio']:.2f}",
+                "kernel cores busy": f"{got['median']['product']['server_cores']:.2f}",
+                "grpc.aio cores busy": f"{got['median']['aio']['server_cores']:.2f}",
                 "raw": got,
             }
         )
         print(f"turns c={profile.concurrency}: {product:,.0f} events/s", flush=True)
-    columns = ["concurrent turns", "events/s", "x of one", "grpc.aio events/s", "grpc.aio x of one"]
+    columns = [
+        "concurrent turns",
+        "events/s",
+        "x of one",
+        "kernel cores busy",
+        "grpc.aio events/s",
+        "grpc.aio x of one",
+        "grpc.aio cores busy",
+    ]
     return {
         "title": f"Cost against concurrent turns (`{TURN_TEXT}`, one session each)",
         "columns": columns,

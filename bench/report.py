@@ -25,11 +25,23 @@ def profile_line(profile: Any, medians: dict[str, dict[str, float]]) -> str:
     )
 
 
+def _busy(product: dict[str, float], aio: dict[str, float]) -> str:
+    """The servers' busy cores and CPU per unit (older results have neither: a dash)."""
+    if "server_cores" not in product or "server_cores" not in aio:
+        return "— | —"
+    per_unit = [1e6 * m["server_cores"] / m["per_s"] for m in (product, aio)]
+    return (
+        f"{product['server_cores']:.2f} / {aio['server_cores']:.2f} "
+        f"| {per_unit[0]:,.1f} / {per_unit[1]:,.1f}"
+    )
+
+
 def _profiles_table(profiles: dict[str, Any]) -> list[str]:
     lines = [
         "| profile | what it measures | product | grpc.aio echo | ratio | grpc-go echo | ratio "
-        "| p50 / p99 ms (product) | p99 ms (grpc.aio) | p99 ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| p50 / p99 ms (product) | p99 ms (grpc.aio) | p99 ratio "
+        "| server cores busy (product / grpc.aio) | server CPU µs per unit (product / grpc.aio) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, entry in profiles.items():
         m, unit = entry["median"], entry["unit"]
@@ -40,7 +52,7 @@ def _profiles_table(profiles: dict[str, Any]) -> list[str]:
             f"| {product['per_s'] / aio['per_s']:.2f} | {_rate(go['per_s'])} "
             f"| {product['per_s'] / go['per_s']:.2f} "
             f"| {product['p50_ms']:.1f} / {product['p99_ms']:.1f} | {aio['p99_ms']:.1f} "
-            f"| {product['p99_ms'] / aio['p99_ms']:.1f}x |"
+            f"| {product['p99_ms'] / aio['p99_ms']:.1f}x | {_busy(product, aio)} |"
         )
     return lines
 

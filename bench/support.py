@@ -64,6 +64,11 @@ class Server:
                 return int(line.split()[1]) * 1024
         raise BenchError(f"no VmRSS for {self.name}")
 
+    def cpu_seconds(self) -> float:
+        """The CPU time the process has used so far, user and system, all threads."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def check_alive(self) -> None:
         if self.process.poll() is not None:
             raise BenchError(
