@@ -69,6 +69,15 @@ def open_metrics(service: str, data_dir: Path | None, *, served: bool) -> Metric
     return ServiceMetrics(service, data_dir)
 
 
+def _deadline_passed(context: Any) -> bool:
+    """Whether the call's deadline has passed (grpc reports no time left, not a negative)."""
+    try:
+        remaining = context.time_remaining()
+    except Exception:
+        return False
+    return isinstance(remaining, float | int) and remaining <= 0
+
+
 def status_name(context: Any, error: BaseException | None) -> str:
     """The status code a call ends with: the one its context holds (set or aborted with), else
     OK, CANCELLED for a cancelled call, UNKNOWN for an exception that escaped."""
@@ -86,5 +95,7 @@ def status_name(context: Any, error: BaseException | None) -> str:
     if error is None:
         return "OK"
     if isinstance(error, (asyncio.CancelledError, GeneratorExit)):
-        return "CANCELLED"
+        # grpc cancels the handler both when the client cancels and when the call's
+        # deadline passes; the client of the latter sees DEADLINE_EXCEEDED.
+        return "DEADLINE_EXCEEDED" if _deadline_passed(context) else "CANCELLED"
     return "UNKNOWN"

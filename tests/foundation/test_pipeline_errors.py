@@ -4,6 +4,8 @@ same statuses, over a real in-process gRPC server."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import logging
 import sys
@@ -156,3 +158,53 @@ async def test_a_decorator_outside_the_mapping_is_not_skipped(
     assert OUTER_CALLS == ["Counted"]
     (chain,) = servicer.chains
     assert "status.py:handler" in chain  # the whole decorated method ran, wrapper and all
+
+
+class Waiting:
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.left = asyncio.Event()
+
+    async def Wait(self, request: Any, context: Any) -> Any:
+        self.entered.set()
+        try:
+            await asyncio.get_running_loop().create_future()  # never answers
+        finally:
+            self.left.set()
+
+
+@pytest.mark.parametrize("ends", ["deadline", "cancel"])
+async def test_a_call_cut_short_is_counted_with_what_its_client_saw(
+    tmp_path: Path, ends: str
+) -> None:
+    waiting = Waiting()
+    built = pipeline(tmp_path)
+    server = grpc.aio.server(options=LIMITS.server_options())
+    handler = grpc.unary_unary_rpc_method_handler(
+        waiting.Wait, Request.FromString, Response.SerializeToString
+    )
+    Registrar(server, built).add_registered_method_handlers("t.T", {"Wait": handler})
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = channel.unary_unary(
+                "/t.T/Wait",
+                request_serializer=Request.SerializeToString,
+                response_deserializer=Response.FromString,
+            )
+            call = stub(Request(), timeout=0.3 if ends == "deadline" else 30)
+            if ends == "cancel":
+                await asyncio.wait_for(waiting.entered.wait(), 10)
+                call.cancel()
+            with contextlib.suppress(grpc.aio.AioRpcError, asyncio.CancelledError):
+                await call
+            await asyncio.wait_for(waiting.left.wait(), 10)
+    finally:
+        await server.stop(None)
+    code = "DEADLINE_EXCEEDED" if ends == "deadline" else "CANCELLED"
+    value = built.metrics.registry.get_sample_value(  # type: ignore[attr-defined]
+        "maka_grpc_server_handled_total",
+        {"grpc_service": "t.T", "grpc_method": "Wait", "grpc_code": code},
+    )
+    assert value == 1
