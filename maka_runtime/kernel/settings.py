@@ -189,6 +189,14 @@ def _add_limit_settings(settings: SettingsParser) -> None:
         metavar="N",
         help="most session headers kept in memory for GetSession and turn starts (0: none)",
     )
+    settings.add(
+        "list-page-cache",
+        type=bounded_int(0, 100_000),
+        default="64",
+        metavar="N",
+        help="most ListSessions pages kept in memory for queries asked again, each while no "
+        "session it shows has changed (0: none)",
+    )
 
 
 def _connections_file(value: str) -> tuple[str, dict[str, llm.LlmConnection]]:
