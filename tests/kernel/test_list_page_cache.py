@@ -78,7 +78,7 @@ async def test_a_turn_s_header_updates_are_seen_and_its_appends_keep_the_page(
     session = await harness.session(name="busy")
     before = await listed(harness)
     # An append moves only the log, nothing a page shows: the page is kept.
-    note = SystemNote(kind="info", text="note", id="n1", ts=2_000)
+    note = SystemNote(kind="session_resume", text="note", id="n1", ts=2_000)
     await harness.store.append_messages(session.id, [note])
     assert await listed(harness) is before
     async for _ in harness.kernel.start_turn(session.id, "t1", text="/script say hi"):
@@ -97,7 +97,7 @@ async def test_a_read_that_raced_a_write_is_not_served_after_the_write(
     read, release = asyncio.Event(), asyncio.Event()
 
     async def held(query: SessionQuery) -> SessionPage:
-        page = await real(query)  # read before the write below
+        page: SessionPage = await real(query)  # read before the write below
         read.set()
         await release.wait()
         return page
