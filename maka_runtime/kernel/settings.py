@@ -37,6 +37,7 @@ def add_settings(settings: SettingsParser) -> None:
     _add_link_settings(settings)
     _add_turn_settings(settings)
     _add_limit_settings(settings)
+    _add_cache_settings(settings)
     event_loop.add_setting(settings, "every stream, turn and store call", default=DEFAULT_LOOP)
 
 
@@ -182,6 +183,10 @@ def _add_limit_settings(settings: SettingsParser) -> None:
         help="most stops remembered per session for turns not admitted yet (StopSession "
         "with a turn_id); the oldest is forgotten first",
     )
+
+
+def _add_cache_settings(settings: SettingsParser) -> None:
+    """What the kernel keeps in memory, as committed (headers, their answers, list pages)."""
     settings.add(
         "session-header-cache",
         type=bounded_int(0, 1_000_000),
