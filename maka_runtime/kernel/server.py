@@ -91,6 +91,7 @@ class KernelConfig:
     max_queued_bytes: int = DEFAULT_MAX_BYTES
     max_early_stops: int = 16
     session_header_cache: int = 1024
+    list_page_cache: int = 64
     #: Bounds of a stop (``--stop-confirm-timeout``, ``--stop-settle-timeout``).
     stop_confirm_timeout: float = 10.0
     stop_settle_timeout: float = 5.0
@@ -110,6 +111,7 @@ class KernelConfig:
         return KernelLimits(
             max_response_bytes=self.max_page_bytes,
             max_early_stops=self.max_early_stops,
+            list_page_cache=self.list_page_cache,
             stop_confirm_timeout=self.stop_confirm_timeout,
             stop_settle_timeout=self.stop_settle_timeout,
             protected_dirs=(str(self.common.data_dir),),
@@ -152,6 +154,7 @@ def parse_config(argv: Sequence[str] | None = None) -> KernelConfig:
         max_queued_bytes=int(ns.max_queued_bytes),
         max_early_stops=int(ns.max_early_stops),
         session_header_cache=int(ns.session_header_cache),
+        list_page_cache=int(ns.list_page_cache),
         stop_confirm_timeout=ns.stop_confirm_timeout or 10.0,
         stop_settle_timeout=ns.stop_settle_timeout or 5.0,
         tool_output_budget_bytes=int(ns.tool_output_budget_bytes),
@@ -274,6 +277,7 @@ class KernelService:
                 default_backend=self.config.default_backend,
                 resource_address=self.config.resource_address,
                 session_protos=self.config.session_header_cache,
+                list_pages=self.config.list_page_cache,
             ),
             server,
         )

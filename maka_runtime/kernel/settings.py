@@ -37,6 +37,7 @@ def add_settings(settings: SettingsParser) -> None:
     _add_link_settings(settings)
     _add_turn_settings(settings)
     _add_limit_settings(settings)
+    _add_cache_settings(settings)
     event_loop.add_setting(settings, "every stream, turn and store call", default=DEFAULT_LOOP)
 
 
@@ -182,12 +183,24 @@ def _add_limit_settings(settings: SettingsParser) -> None:
         help="most stops remembered per session for turns not admitted yet (StopSession "
         "with a turn_id); the oldest is forgotten first",
     )
+
+
+def _add_cache_settings(settings: SettingsParser) -> None:
+    """What the kernel keeps in memory, as committed (headers, their answers, list pages)."""
     settings.add(
         "session-header-cache",
         type=bounded_int(0, 1_000_000),
         default="1024",
         metavar="N",
         help="most session headers kept in memory for GetSession and turn starts (0: none)",
+    )
+    settings.add(
+        "list-page-cache",
+        type=bounded_int(0, 100_000),
+        default="64",
+        metavar="N",
+        help="most ListSessions pages kept in memory for queries asked again, each while no "
+        "session it shows has changed (0: none)",
     )
 
 

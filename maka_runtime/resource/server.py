@@ -104,6 +104,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         max_run_output_bytes=int(ns.max_run_output_bytes),
         max_kept_output_bytes=int(ns.max_kept_output_bytes),
         finished_run_cache_bytes=int(ns.finished_run_cache_bytes),
+        list_page_cache=int(ns.list_page_cache),
     )
     return ResourceConfig(
         common=common, shell=shell, standalone=bool(ns.standalone), event_loop=ns.event_loop
@@ -135,6 +136,14 @@ def _add_output_settings(settings: SettingsParser, defaults: ShellRunConfig) -> 
         metavar="BYTES",
         help="most bytes of finished runs' records kept in memory, as committed, so GetRun and "
         "ListRuns answer them without reading the store; 0 keeps none",
+    )
+    settings.add(
+        "list-page-cache",
+        type=bounded_int(0, 100_000),
+        default=str(defaults.list_page_cache),
+        metavar="N",
+        help="most ListRuns pages of a session kept in memory for queries asked again, each "
+        "while no run of the session has changed (0: none)",
     )
 
 
@@ -361,6 +370,7 @@ class ResourceService:
             shutdown=self._shutdown_rpc,
             closing=self._closing,
             finished_run_cache_bytes=supervisor.config.finished_run_cache_bytes,
+            list_pages=supervisor.config.list_page_cache,
         )
         resource_pb2_grpc.add_ResourceServiceServicer_to_server(servicer, server)
 

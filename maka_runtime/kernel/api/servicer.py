@@ -21,7 +21,7 @@ from maka_runtime.common.per_caller import PerCaller
 from maka_runtime.common.server import ServerHost
 from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.api.info import server_info
-from maka_runtime.kernel.api.session_protos import SessionProtos
+from maka_runtime.kernel.api.session_protos import PageProtos, SessionProtos
 from maka_runtime.kernel.api.status import streaming, unary
 from maka_runtime.kernel.core import RuntimeKernel, TurnStream
 
@@ -56,12 +56,15 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         default_backend: str = "scripted",
         resource_address: str = "",
         session_protos: int = 1024,
+        list_pages: int = 64,
     ) -> None:
         self._kernel = kernel
         self._host = host
         self._default_backend = default_backend
         #: As many as the store keeps headers (``--session-header-cache``).
         self._sessions = SessionProtos(session_protos)
+        #: As many as the kernel keeps pages (``--list-page-cache``).
+        self._pages = PageProtos(list_pages, self._sessions)
         self._info: PerCaller[bool, pb.GetServerInfoResponse] = PerCaller(
             lambda caller, draining: server_info(
                 host,
@@ -100,10 +103,7 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         self, request: pb.ListSessionsRequest, context: Context
     ) -> pb.ListSessionsResponse:
         page = await self._kernel.list_sessions(convert.session_query(request))
-        return pb.ListSessionsResponse(
-            sessions=[self._sessions.session_of(h) for h in page.sessions],
-            next_page_token=page.next_page_token,
-        )
+        return self._pages.of(page)
 
     @unary
     async def UpdateSession(

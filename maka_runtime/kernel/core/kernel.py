@@ -11,13 +11,12 @@ frozen dependencies (:class:`~maka_runtime.kernel.core.deps.KernelDeps`).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Callable, Sequence
 
 from maka_runtime.common.aio import TaskOwner
 from maka_runtime.common.principal import current_principal
-from maka_runtime.kernel.core.access import SessionAccess, creator, listed_owners
+from maka_runtime.kernel.core.access import SessionAccess, creator
 from maka_runtime.kernel.core.backend import STOP_MODES, BackendRegistry, QueuedMessage, StopMode
 from maka_runtime.kernel.core.deps import (
     BackendActivation,
@@ -48,6 +47,7 @@ from maka_runtime.kernel.core.session import (
     TurnRecord,
     decode_page_token,
 )
+from maka_runtime.kernel.core.session_pages import SessionPages
 from maka_runtime.kernel.core.sessions import (
     NewSession,
     SessionTable,
@@ -114,6 +114,7 @@ class RuntimeKernel:
         self._deps = deps
         self._sessions = SessionTable(deps)
         self._access = SessionAccess(store)
+        self._pages = SessionPages(store, self.limits)
         turn_ends = PendingTurnEnds(
             append=self._sessions.append,
             update_header=store.update_header,
@@ -195,20 +196,7 @@ class RuntimeKernel:
         return self._access.header_now(session_id)
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
-        if not 1 <= query.page_size <= self.limits.max_page_size:
-            raise InvalidRequestError(
-                "page_size", f"must be between 1 and {self.limits.max_page_size}"
-            )
-        check_length("page_token", query.page_token)
-        if query.label is not None:
-            check_length("label", query.label)
-        return await self._deps.store.list_sessions(
-            dataclasses.replace(
-                query,
-                max_bytes=self.limits.max_response_bytes,
-                owners=listed_owners(current_principal()),
-            )
-        )
+        return await self._pages.page(query)
 
     async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
         check_id("session_id", session_id)

@@ -98,6 +98,18 @@ class SessionStore(Protocol):
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage: ...
 
+    @property
+    def listing_version(self) -> int:
+        """A number that moves with every committed write that may change what
+        :meth:`list_sessions` returns (a session created, a header updated, a session removed;
+        appending to a log need not move it), moved before that write's call returns, so a
+        page read when it had a value stays right while it has that value (the kernel keeps
+        pages by it: :mod:`~maka_runtime.kernel.core.session_pages`). A store shared by several
+        kernels (the scale-out of DESIGN.md, on PostgreSQL) must move it for the writes of every
+        replica: a counter bumped in the writing transaction and followed with LISTEN/NOTIFY,
+        say, or a value that moves on every read, which keeps no page."""
+        ...
+
     async def read_header(self, session_id: str) -> SessionHeader: ...
 
     def held_header(self, session_id: str) -> SessionHeader | None:

@@ -74,6 +74,9 @@ class KernelLimits:
     max_queued_messages: int = 100
     max_queued_bytes: int = 4 * 1024 * 1024
     max_early_stops: int = 16
+    #: Most ``ListSessions`` pages kept for queries asked again (``--list-page-cache``; see
+    #: :mod:`.session_pages`); 0: none.
+    list_page_cache: int = 64
     #: How long a stop that succeeded waits for the backend to end its stream before it
     #: records the turn aborted anyway (later events of the turn are then discarded).
     stop_settle_timeout: float = 5.0

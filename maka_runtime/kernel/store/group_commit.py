@@ -28,6 +28,8 @@ from maka_runtime.common.sqlite import SqliteWorker, StoreErrors
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
+#: A queued write: its work, its caller's future, and whether it may change a listed session.
+Queued = tuple[Work, "asyncio.Future[Any]", bool]
 
 #: The most writes one transaction takes (the rest go into the next one).
 GROUP_LIMIT = 256
@@ -38,14 +40,19 @@ class GroupCommit:
         self._worker = worker
         self._errors = errors
         self._where = f"{label} {worker.path}"
-        self._queue: list[tuple[Work, asyncio.Future[Any]]] = []
+        self._queue: list[Queued] = []
         self._flusher: asyncio.Task[None] | None = None
+        #: Moves on the worker right after each COMMIT holding a write that may change a listed
+        #: session (every write but appends), before any caller of it is released: the
+        #: store's ``listing_version``.
+        self.listed_commits = 0
 
-    async def write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run *work* in a write transaction shared with the writes queued beside it."""
+    async def write(self, work: Callable[[sqlite3.Connection], T], *, listed: bool = True) -> T:
+        """Run *work* in a write transaction shared with the writes queued beside it;
+        ``listed=False``: *work* changes no session header (nothing ``list_sessions`` shows)."""
         loop = asyncio.get_running_loop()
         result: asyncio.Future[T] = loop.create_future()
-        self._queue.append((work, result))
+        self._queue.append((work, result, listed))
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush(), name="kernel-store-group-commit")
         return await result
@@ -56,12 +63,12 @@ class GroupCommit:
             await asyncio.shield(self._flusher)
 
     async def _flush(self) -> None:
-        batch: list[tuple[Work, asyncio.Future[Any]]] = []
+        batch: list[Queued] = []
         try:
             while self._queue:
                 taken = self._queue[:GROUP_LIMIT]
                 del self._queue[:GROUP_LIMIT]
-                batch = [(work, result) for work, result in taken if not result.cancelled()]
+                batch = [queued for queued in taken if not queued[1].cancelled()]
                 if len(batch) == 1:
                     await self._alone(*batch[0])
                 elif batch:
@@ -69,33 +76,39 @@ class GroupCommit:
         finally:
             self._flusher = None
             # Only when the flusher itself is cancelled (the loop shuts down): nobody waits.
-            for _, result in [*batch, *self._queue]:
+            for _, result, _ in [*batch, *self._queue]:
                 if not result.done():
                     result.cancel()
             self._queue.clear()
 
-    async def _alone(self, work: Work, result: asyncio.Future[Any]) -> None:
+    async def _alone(self, work: Work, result: asyncio.Future[Any], listed: bool) -> None:
         try:
-            value = await self._worker.write(work)
+            value = await self._worker.write(work, committed=self._counted if listed else None)
         except Exception as failure:
             _settle(result, failure=failure)
         else:
             _settle(result, value=value)
 
-    async def _together(self, batch: list[tuple[Work, asyncio.Future[Any]]]) -> None:
-        works = [work for work, _ in batch]
+    async def _together(self, batch: list[Queued]) -> None:
+        works = [work for work, _, _ in batch]
+        listed = any(queued[2] for queued in batch)
         try:
-            outcomes = await self._worker.write(lambda conn: self._run_all(conn, works))
+            outcomes = await self._worker.write(
+                lambda conn: self._run_all(conn, works), committed=self._counted if listed else None
+            )
         except Exception:
             # Nothing of the batch was committed: each write again on its own.
-            for work, result in batch:
-                if not result.cancelled():
-                    await self._alone(work, result)
+            for queued in batch:
+                if not queued[1].cancelled():
+                    await self._alone(*queued)
             return
-        for (_, result), (value, failure) in zip(batch, outcomes, strict=True):
+        for (_, result, _), (value, failure) in zip(batch, outcomes, strict=True):
             _settle(result, value=value, failure=failure)
 
     # -- on the worker thread ------------------------------------------------------------------
+
+    def _counted(self, _: object) -> None:
+        self.listed_commits += 1
 
     def _run_all(
         self, conn: sqlite3.Connection, works: list[Work]

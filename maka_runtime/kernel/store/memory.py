@@ -49,6 +49,8 @@ class MemorySessionStore(HeaderShortcuts):
     def __init__(self) -> None:
         self._sessions: dict[str, _Session] = {}
         self._interactions: dict[tuple[str, str], InteractionRecord] = {}
+        #: Moves on every change of a session header (the store contract's listing version).
+        self.listing_version = 0
 
     def _session(self, session_id: str) -> _Session:
         session = self._sessions.get(session_id)
@@ -60,6 +62,7 @@ class MemorySessionStore(HeaderShortcuts):
         if header.id in self._sessions:
             raise AlreadyExistsError("session", header.id)
         self._sessions[header.id] = _Session(header)
+        self.listing_version += 1
         return header
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
@@ -92,6 +95,7 @@ class MemorySessionStore(HeaderShortcuts):
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
         session = self._session(session_id)
         session.header = dataclasses.replace(session.header, **patch)
+        self.listing_version += 1
         return session.header
 
     async def widen_boundary(
@@ -102,11 +106,13 @@ class MemorySessionStore(HeaderShortcuts):
         if patch is None:
             return session.header, False
         session.header = dataclasses.replace(session.header, **patch)
+        self.listing_version += 1
         return session.header, True
 
     async def remove(self, session_id: str) -> None:
         self._session(session_id)
         del self._sessions[session_id]
+        self.listing_version += 1
         for key in [key for key in self._interactions if key[0] == session_id]:
             del self._interactions[key]
 
@@ -178,6 +184,7 @@ class MemorySessionStore(HeaderShortcuts):
             record, patch = settled(session.header, record, resolution.widen)
             if patch is not None:
                 session.header = dataclasses.replace(session.header, **patch)
+                self.listing_version += 1
         self._interactions[key] = record
         return record
 

@@ -58,6 +58,7 @@ from maka_runtime.kernel.store._interaction_sql import (
     load_interaction,
     save_interaction,
 )
+from maka_runtime.kernel.store._schema import SCHEMA, SCHEMA_VERSION
 from maka_runtime.kernel.store._shared import (
     HeaderShortcuts,
     apply_to_turn,
@@ -76,54 +77,6 @@ __all__ = ["DEFAULT_FILENAME", "SCHEMA_VERSION", "SqliteSessionStore", "Synchron
 
 T = TypeVar("T")
 DEFAULT_FILENAME = "kernel.sqlite3"
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-    id TEXT PRIMARY KEY,
-    created_at INTEGER NOT NULL,
-    is_archived INTEGER NOT NULL,
-    labels TEXT NOT NULL,
-    status TEXT NOT NULL,
-    last_seq INTEGER NOT NULL DEFAULT 0,
-    header TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS sessions_newest ON sessions (created_at DESC, id DESC);
-CREATE TABLE IF NOT EXISTS messages (
-    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-    seq INTEGER NOT NULL,
-    type TEXT NOT NULL,
-    turn_id TEXT NOT NULL,
-    ts INTEGER NOT NULL,
-    body TEXT NOT NULL,
-    PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS turns (
-    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-    turn_id TEXT NOT NULL,
-    first_seq INTEGER NOT NULL,
-    status TEXT NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (session_id, turn_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS turns_running ON turns (status) WHERE status = 'running';
-CREATE TABLE IF NOT EXISTS interactions (
-    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
-    request_id TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (session_id, request_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS interactions_pending
-    ON interactions (session_id, run_id) WHERE status = 'pending';
-"""
-# The version as older kernels recorded it (beside PRAGMA user_version, which the worker keeps).
-_VERSION_ROW = (
-    f"INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');\n"
-)
 
 ERRORS = StoreErrors(
     persistence_failed=PersistenceFailedError,
@@ -149,6 +102,12 @@ class SqliteSessionStore(HeaderShortcuts):
         #: Headers decoded from their stored text, used by the worker thread only.
         self._decoded = DecodedHeaders(header_cache_size)
 
+    @property
+    def listing_version(self) -> int:
+        """Moves after each COMMIT of a write that may change a listed session (see
+        :class:`~maka_runtime.kernel.core.store.SessionStore`); appends leave it."""
+        return self._grouped.listed_commits
+
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """A write the header cache knows nothing about: it forgets every header."""
         try:
@@ -168,7 +127,7 @@ class SqliteSessionStore(HeaderShortcuts):
         worker = await SqliteWorker.open(
             lease,
             lease.root.path / filename,
-            StoreSchema(_SCHEMA + _VERSION_ROW, SCHEMA_VERSION),
+            StoreSchema(SCHEMA, SCHEMA_VERSION),
             WorkerOptions(
                 label="the session store",
                 thread_name="kernel-sqlite",
@@ -286,7 +245,9 @@ class SqliteSessionStore(HeaderShortcuts):
     ) -> list[StoredMessage]:
         batch = list(messages)
         # Appends move only the log's columns, never a header.
-        return await self._grouped.write(lambda conn: _append(conn, session_id, batch))
+        return await self._grouped.write(
+            lambda conn: _append(conn, session_id, batch), listed=False
+        )
 
     async def read_messages(
         self, session_id: str, *, after_seq: int = 0, limit: int | None = None
@@ -374,7 +335,7 @@ class SqliteSessionStore(HeaderShortcuts):
                     f"interaction request {record.request_id!r} exists"
                 ) from error
 
-        await self._grouped.write(insert)
+        await self._grouped.write(insert, listed=False)
 
     async def get_interaction(self, session_id: str, request_id: str) -> InteractionRecord | None:
         return await self._call(lambda conn: interaction(conn, session_id, request_id))
@@ -392,7 +353,9 @@ class SqliteSessionStore(HeaderShortcuts):
             save_interaction(conn, record)
             return record
 
-        return await (self._write if resolution.widen else self._grouped.write)(resolve)
+        if resolution.widen:
+            return await self._write(resolve)
+        return await self._grouped.write(resolve, listed=False)
 
     async def close_interactions(
         self, session_id: str, run_id: str, reason: str, now: int
@@ -405,7 +368,7 @@ class SqliteSessionStore(HeaderShortcuts):
             ).fetchall()
             return [close_interaction(conn, load_interaction(row[0]), reason, now) for row in rows]
 
-        return await self._grouped.write(close)
+        return await self._grouped.write(close, listed=False)
 
     async def pending_interactions(self) -> list[InteractionRecord]:
         def select(conn: sqlite3.Connection) -> list[InteractionRecord]:

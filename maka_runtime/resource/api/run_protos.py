@@ -15,9 +15,9 @@ from collections import OrderedDict
 from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
 from maka_runtime.resource.api.convert import run_to_proto
-from maka_runtime.resource.core import ShellRunRecord
+from maka_runtime.resource.core import ShellRunPage, ShellRunRecord
 
-__all__ = ["RunProtos"]
+__all__ = ["PageProtos", "RunProtos"]
 
 
 class RunProtos:
@@ -58,3 +58,38 @@ class RunProtos:
                 _, (_, _, dropped) = self._entries.popitem(last=False)
                 self._bytes -= dropped
         return message
+
+
+class PageProtos:
+    """The ``ListRunsResponse`` of a page object, built once.
+
+    The catalog serves the very page object it keeps for a query while none of the session's
+    runs changed (:mod:`maka_runtime.resource.core.catalog_pages`), so the answer built for a
+    page object is kept with it and used again while the catalog hands out that object; a page
+    read anew is a new object and gets a new answer. At most *limit* answers
+    (``--list-page-cache``), the oldest forgotten first; a page with an active run is never
+    kept (the catalog keeps none). A kept answer is shared between calls: nothing may change it.
+    """
+
+    def __init__(self, limit: int, runs: RunProtos) -> None:
+        self._limit = limit
+        self._runs = runs
+        # By the page's id(), the page itself held beside its answer, so the id is not reused.
+        self._built: dict[int, tuple[ShellRunPage, pb.ListRunsResponse]] = {}
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    def of(self, page: ShellRunPage) -> pb.ListRunsResponse:
+        found = self._built.get(id(page))
+        if found is not None and found[0] is page:
+            return found[1]
+        answer = pb.ListRunsResponse(
+            runs=[self._runs.of(record) for record in page.runs],
+            next_page_token=page.next_page_token,
+        )
+        if self._limit > 0 and not any(record.active for record in page.runs):
+            if len(self._built) >= self._limit:
+                del self._built[next(iter(self._built))]
+            self._built[id(page)] = (page, answer)
+        return answer

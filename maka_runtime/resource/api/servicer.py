@@ -19,7 +19,7 @@ from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 from maka_runtime.common.aio import TaskOwner, race
 from maka_runtime.resource.api import convert
 from maka_runtime.resource.api.connections import ConnectionRegistry
-from maka_runtime.resource.api.run_protos import RunProtos
+from maka_runtime.resource.api.run_protos import PageProtos, RunProtos
 from maka_runtime.resource.api.status import failure_of, streaming, unary
 from maka_runtime.resource.core import (
     AttachSession,
@@ -64,10 +64,13 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         shutdown: Callable[[], Awaitable[pb.ShutdownResponse]],
         closing: asyncio.Event,
         finished_run_cache_bytes: int = 0,
+        list_pages: int = 0,
     ) -> None:
         self._resources = resources
         #: Messages of finished runs, built once (:mod:`.run_protos`).
         self._protos = RunProtos(finished_run_cache_bytes)
+        #: ``ListRuns`` answers of the pages the catalog keeps (``--list-page-cache``).
+        self._pages = PageProtos(list_pages, self._protos)
         self._connections = connections
         self._server_info = server_info
         self._shutdown = shutdown
@@ -132,10 +135,7 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         page = await self._resources.list_runs(
             request.session_id, page_size=request.page_size, page_token=request.page_token
         )
-        return pb.ListRunsResponse(
-            runs=[self._protos.of(record) for record in page.runs],
-            next_page_token=page.next_page_token,
-        )
+        return self._pages.of(page)
 
     @unary()
     async def StopRun(self, request: pb.StopRunRequest, context: _Context) -> pb.StopRunResponse:

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, replace
 
+from maka_runtime.resource.core.catalog_pages import RunPages
 from maka_runtime.resource.core.context import RunContext
 from maka_runtime.resource.core.errors import InvalidRequestError, OutOfRangeError
 from maka_runtime.resource.core.finished import FinishedRuns
@@ -69,6 +70,8 @@ class RunCatalog:
         self._finished = finished if finished is not None else FinishedRuns(0)
         self._watchers: dict[str, set[_Watcher]] = {}
         self._closed = False
+        #: Pages of a named session, kept while none of its runs changed (:mod:`.catalog_pages`).
+        self._pages = RunPages(context.config.list_page_cache, context.store.session_version)
 
     def changed(self, record: ShellRunRecord) -> None:
         """A revision of *record* was committed: queue it for the session's watchers."""
@@ -91,7 +94,25 @@ class RunCatalog:
         visible: Callable[[str], Awaitable[bool]] | None = None,
     ) -> ShellRunPage:
         """Runs of a session (``None``: of every session), oldest first, *page_size* (default
-        50, at most 500) at a time. With *visible*, only runs of the sessions it accepts count."""
+        50, at most 500) at a time. With *visible*, only runs of the sessions it accepts count.
+        A named session's page is served from memory while none of its runs changed."""
+        if session_id is None or visible is not None:
+            return await self._read_page(session_id, page_size, page_token, visible)
+        key = (session_id, page_size, page_token)
+        version, kept = self._pages.get(key)
+        if kept is not None:
+            return kept
+        page = await self._read_page(session_id, page_size, page_token, None)
+        self._pages.keep(key, version, page)
+        return page
+
+    async def _read_page(
+        self,
+        session_id: str | None,
+        page_size: int,
+        page_token: str,
+        visible: Callable[[str], Awaitable[bool]] | None,
+    ) -> ShellRunPage:
         if session_id is not None:
             check_session_id(session_id)
         if page_size < 0 or page_size > _MAX_PAGE_SIZE:

@@ -54,6 +54,9 @@ class ShellRunConfig:
     #: Most bytes of finished runs' records kept in memory to answer GetRun without the store
     #: (see finished.py); 0: none.
     finished_run_cache_bytes: int = 16 * 1024 * 1024
+    #: Most ListRuns pages of one session kept for queries asked again (see catalog_pages.py);
+    #: 0: none.
+    list_page_cache: int = 64
     #: Environment the allow-listed variables of runs come from; ``None`` means the host's
     #: own environment (see ``sandbox/environment.py``: runs never see the rest of it).
     base_env: Mapping[str, str] | None = None

@@ -61,6 +61,14 @@ class ShellRunStore(Protocol):
         """The newest ``change_seq`` committed (0 before any)."""
         ...
 
+    def session_version(self, session_id: str) -> int:
+        """A number that moves with every committed insert or update of a run of *session_id*
+        (SQLite: the newest ``change_seq`` of the session committed since the store opened, 0
+        before any), moved before that write's call returns: a page of the session's runs read
+        when it had a value stays right while it has that value (the catalog keeps pages by it).
+        A store shared by several hosts would have to move it for every host's writes."""
+        ...
+
 
 class SessionStore(Protocol):
     """Durable entries of the session registry (see

@@ -95,6 +95,8 @@ class SqliteShellRunStore:
         self._worker = worker
         self.path = worker.path
         self._change_seq = change_seq
+        #: Per session, the newest change_seq committed since the store opened.
+        self._session_seqs: dict[str, int] = {}
         #: Record writes of concurrent runs share a transaction (:mod:`.group_commit`).
         self._commits: GroupCommit[ShellRunRecord] = GroupCommit(
             worker, ERRORS, label=_LABEL, committed=self._committed
@@ -108,6 +110,9 @@ class SqliteShellRunStore:
     @property
     def last_change_seq(self) -> int:
         return self._change_seq
+
+    def session_version(self, session_id: str) -> int:
+        return self._session_seqs.get(session_id, 0)
 
     @classmethod
     async def open(cls, lease: RootLease, *, name: str = DATABASE_NAME) -> SqliteShellRunStore:
@@ -208,6 +213,9 @@ class SqliteShellRunStore:
         return await self._commits.submit(put)
 
     def _committed(self, stored: list[ShellRunRecord]) -> None:
+        # On the worker, right after the COMMIT and before any writer of it is released.
+        for record in stored:
+            self._session_seqs[record.session_id] = record.change_seq
         if stored:
             self._change_seq = stored[-1].change_seq
 
