@@ -174,10 +174,10 @@ class LiveRun:
         )
         gated: ProcessHandle | None = None
         spawn_error: Exception | None = None
-        if not request.pty:
-            await _handed_to_store()
-            gated, spawn_error = self._spawn_gated(request)
         try:
+            if not request.pty:
+                await _handed_to_store()
+                gated, spawn_error = self._spawn_gated(request)
             record = await inserting
         except BaseException as error:
             try:
