@@ -42,6 +42,11 @@ class RunObserver:
         self._remove = supervisor.add_update_listener(self._update)
 
     def _update(self, update: ShellRunUpdate) -> None:
+        # The ids are only for the debug lines: without them logged, no context is set up
+        # (a run's every update passes here, on its path to the final message).
+        if not log.isEnabledFor(logging.DEBUG):
+            self._follow(update)
+            return
         record = update.record
         ids = {"session_id": record.session_id, "turn_id": record.source_turn_id}
         with log_context(**ids, run_id=record.id):

@@ -4,17 +4,24 @@ command runs before the record is durable (core/live.py, ``LiveRun.launch``)."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import subprocess
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
 from maka_runtime.resource.core.process.child import ProcessHandle
 from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
+from maka_runtime.resource.store.group_commit import GroupCommit
 from tests.resource.conftest import SESSION_ID, Host, bash_input, process_gone
 
 Insert = Callable[[ShellRunRecord], Awaitable[ShellRunRecord]]
+#: Loop steps the held insert lets pass for the leader's spawn (it takes two).
+_SPAWN_STEPS_MAX = 50
 
 
 def _processes_of(record: ShellRunRecord) -> list[int]:
@@ -34,7 +41,14 @@ class HeldInsert:
         )
 
     async def __call__(self, record: ShellRunRecord) -> ShellRunRecord:
-        self.entered.set_result(_processes_of(record))
+        # The write goes to the store first; the leader is spawned a few loop steps later.
+        spawned: list[int] = []
+        for _ in range(_SPAWN_STEPS_MAX):
+            spawned = _processes_of(record)
+            if spawned:
+                break
+            await asyncio.sleep(0)
+        self.entered.set_result(spawned)
         refused = await self.outcome
         if refused is not None:
             raise refused
@@ -121,3 +135,29 @@ async def test_a_gated_process_that_cannot_be_ended_does_not_keep_its_run_live(
     assert host.manager.live_counts() == (0, 0)  # no slot held, nothing for a drain to wait on
     assert not marker.exists()  # its gate closed: nothing of the command ran
     assert spawned and all(process_gone(pid) for pid in spawned)  # it ended there, and was reaped
+
+
+async def test_the_record_write_reaches_the_store_before_the_spawn(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``starting`` record commits during the leader's fork and exec, not after them."""
+    applied = threading.Event()
+    real_apply = GroupCommit._apply
+
+    def apply(self: GroupCommit[ShellRunRecord], db: sqlite3.Connection, **kw: Any) -> Any:
+        applied.set()
+        return real_apply(self, db, **kw)
+
+    real_popen = subprocess.Popen
+    at_spawn: list[bool] = []
+
+    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        # Blocks the event loop, as the spawn does: only the store's own thread can set it.
+        at_spawn.append(applied.wait(timeout=10))
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(GroupCommit, "_apply", apply)
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    final = await host.coordinator.run_foreground_bash(bash_input("true", "call.1"))
+    assert final.status == "completed"
+    assert at_spawn == [True]

@@ -183,6 +183,7 @@ async def test_archiving_a_session_removes_its_runs_journals(tmp_path: Path) -> 
         live = await host.coordinator.run_background_bash(
             bash_input("echo live; sleep 60", "call.live")
         )
+        await read_until(host.manager, live.ref, b"live")  # its journal exists from its output
         directory = Path(str(host.manager.journals.directory))
         paths = [directory / f"{record.id}.out" for record in (done, live)]
         assert all(path.exists() for path in paths)
@@ -240,5 +241,47 @@ async def test_the_journal_directory_and_files_are_private(tmp_path: Path) -> No
     os.chmod(directory, 0o755)
     journals = await OutputJournals.open(directory, run_limit=100, total_limit=1000)
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
-    journals.writer("run1").close()
+    writer = journals.writer("run1")
+    writer.append(1, "stdout", b"x")
+    writer.close()
     assert stat.S_IMODE((directory / "run1.out").stat().st_mode) == 0o600
+
+
+def test_the_journal_file_is_created_with_the_first_chunk(tmp_path: Path) -> None:
+    path = tmp_path / "run.out"
+    writer = JournalWriter(path, 100)
+    assert not path.exists() and writer.size == 0
+    writer.append(1, "stdout", b"first")
+    assert path.exists() and writer.kept_sequence == 1
+    writer.close()
+    assert [chunk.data for chunk in _read_all(path)] == [b"first"]
+    # A first chunk beyond the bound still makes the file, for its exact omitted record.
+    over = tmp_path / "over.out"
+    writer = JournalWriter(over, 4)
+    writer.append(1, "stderr", b"too long")
+    writer.close()
+    assert scan_journal(over) == JournalSummary(1, 0, StreamBytes(), StreamBytes(stderr=8))
+
+
+def _read_all(path: Path) -> list[OutputChunk]:
+    reader = JournalReader(path)
+    try:
+        return [OutputChunk(c.sequence, c.stream, c.data) for c in reader.read(10)]
+    finally:
+        reader.close()
+
+
+async def test_a_run_that_prints_nothing_leaves_no_journal(tmp_path: Path) -> None:
+    host = await open_host(tmp_path)
+    try:
+        silent = await host.coordinator.run_foreground_bash(bash_input("true", "call.silent"))
+        loud = await host.coordinator.run_foreground_bash(bash_input("echo hi", "call.loud"))
+        directory = Path(str(host.manager.journals.directory))
+        assert not (directory / f"{silent.id}.out").exists()
+        assert (directory / f"{loud.id}.out").exists()
+        assert silent.journal == JournalSummary() and host.manager.journals.ended_bytes > 0
+        assert await events_of(host, silent.ref) == []
+        page = await host.coordinator.read_output(SESSION_ID, silent.ref)
+        assert page.chunks == () and page.end_reached and not page.evicted
+    finally:
+        await close_host(host)

@@ -110,7 +110,9 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
                 if isinstance(event, ForegroundStarted):
                     yield pb.RunForegroundResponse(started=convert.run_to_proto(event.record))
                 elif isinstance(event, OutputChunk):
-                    yield pb.RunForegroundResponse(output=convert.chunk_to_proto(event))
+                    response = pb.RunForegroundResponse()
+                    convert.chunk_into(response.output, event)  # its data copied once
+                    yield response
                 elif isinstance(event, OutputGap):
                     yield pb.RunForegroundResponse(gap=convert.gap_to_proto(event))
                 else:

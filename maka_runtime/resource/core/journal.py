@@ -49,26 +49,41 @@ class JournalChunk:
 
 
 class JournalWriter:
-    """Appends a live run's chunks to its journal file (or only counts them without one)."""
+    """Appends a live run's chunks to its journal file (or only counts them without one).
+
+    The file is created with the run's first chunk: a run that prints nothing has no journal
+    (most commands of an agent print nothing or little, and a file made and removed per run
+    is a cost on every run's path)."""
 
     def __init__(self, path: Path | None, limit: int) -> None:
         self.path = path
         self._limit = limit
         self._fd = -1
-        if path is not None and limit > 0:
-            try:
-                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-                os.write(self._fd, MAGIC)
-            except OSError as error:
-                log.warning("cannot create the output journal %s: %s", path, error)
-                self._close_fd()
+        #: True until the first chunk creates the file (never, without a path or a limit).
+        self._unopened = path is not None and limit > 0
         #: Bytes of the file that hold kept chunks (readers read up to here).
-        self.kept_end = len(MAGIC) if self._fd >= 0 else 0
+        self.kept_end = 0
         self.last_sequence = 0
         self.kept_sequence = 0
         self.kept = StreamBytes()
         self.omitted = StreamBytes()
-        self._cut = self._fd < 0
+        self._cut = not self._unopened
+
+    def _create(self) -> None:
+        """Create the file for the first chunk; without it, no chunk is kept."""
+        self._unopened = False
+        assert self.path is not None
+        try:
+            self._fd = os.open(
+                self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600
+            )
+            os.write(self._fd, MAGIC)
+        except OSError as error:
+            log.warning("cannot create the output journal %s: %s", self.path, error)
+            self._close_fd()
+            self._cut = True
+            return
+        self.kept_end = len(MAGIC)
 
     @property
     def cut(self) -> bool:
@@ -78,6 +93,8 @@ class JournalWriter:
     def append(self, sequence: int, stream: OutputStream, data: bytes) -> bool:
         """Record the chunk; returns whether its data was kept."""
         self.last_sequence = sequence
+        if self._unopened:
+            self._create()
         if not self._cut and self.kept.total + len(data) <= self._limit:
             header = _HEADER.pack(_CHUNK, _STREAM_CODE[stream], sequence, len(data))
             try:
@@ -107,6 +124,7 @@ class JournalWriter:
 
     def close(self) -> JournalSummary:
         """No more output: close the file; returns what it kept (idempotent)."""
+        self._unopened = False
         self._close_fd()
         self._cut = True
         return self.summary()

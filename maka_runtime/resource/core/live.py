@@ -51,6 +51,9 @@ NOT_PTY = "{ref} is a pipes run; input and resize need a PTY run (start one with
 
 log = logging.getLogger(__name__)
 
+#: Loop steps a record write takes to reach the store's thread (see :func:`_handed_to_store`).
+_STORE_HAND_OFF_STEPS = 2
+
 #: Called exactly once when a run ends, with its terminal record (``None`` if it was lost).
 EndCallback = Callable[[ShellRunRecord | None], None]
 
@@ -158,15 +161,24 @@ class LiveRun:
         """Commit the ``starting`` record, spawn the process and start supervising it; returns
         the ``running`` record (or the terminal one, if it could not start).
 
-        A pipes run's process is spawned first, gated, and starts (its ``/bin/sh``, its
-        cgroup) while the record commits; nothing of the command runs until the record is
-        durable and the gate opens. If the record is refused, or the run is stopped meanwhile,
-        the gate closes and the process ends there; if the host dies, so does the gate's
-        other end. A PTY run is spawned once the record is committed."""
+        The record's write goes to the store first; a pipes run's process is spawned while it
+        commits, gated, and starts (its ``/bin/sh``, its cgroup) meanwhile; nothing of the
+        command runs until the record is durable and the gate opens. If the record is
+        refused, or the run is stopped meanwhile, the gate closes and the process ends there;
+        if the host dies, so does the gate's other end. A PTY run is spawned once the record
+        is committed."""
         ctx = self._ctx
-        gated, spawn_error = self._spawn_gated(request)
+        inserting = ctx.spawn(
+            ctx.store_call(ctx.store.insert(self.record), self.ref, write=True),
+            f"record {self.ref}",
+        )
+        gated: ProcessHandle | None = None
+        spawn_error: Exception | None = None
         try:
-            record = await ctx.store_call(ctx.store.insert(self.record), self.ref, write=True)
+            if not request.pty:
+                await _handed_to_store()
+                gated, spawn_error = self._spawn_gated(request)
+            record = await inserting
         except BaseException as error:
             try:
                 await self._abandon_gated(gated)
@@ -198,8 +210,6 @@ class LiveRun:
 
     def _spawn_gated(self, request: BashInput) -> tuple[ProcessHandle | None, Exception | None]:
         """A pipes run's process, gated (see :meth:`launch`), or why it could not start."""
-        if request.pty:
-            return None, None
         try:
             return self._spawn(request, gated=True), None
         except Exception as error:
@@ -461,6 +471,16 @@ class LiveRun:
                 pty.write(answer.encode())
             except Exception:
                 log.debug("could not answer a terminal query of %s", self.ref, exc_info=True)
+
+
+async def _handed_to_store() -> None:
+    """Let the ``starting`` record's write reach the store's thread before the spawn, which
+    holds the event loop for a few hundred microseconds (``fork``/``exec`` of the leader): the
+    store queues the write in one loop step and hands it to its thread in the next, so its
+    commit (and ``fdatasync``) runs during the spawn instead of after it. Were it to take more
+    steps, the two would merely overlap less."""
+    for _ in range(_STORE_HAND_OFF_STEPS):
+        await asyncio.sleep(0)
 
 
 def _consume(future: asyncio.Future[ShellRunRecord]) -> None:
