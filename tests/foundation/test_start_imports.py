@@ -8,7 +8,8 @@ server it brings) with ``--metrics-listen``, ``python-json-logger`` with ``--log
 machinery of the shell backend, the scripted backend) when the first session that uses one is
 built. Each test starts the service module in a fresh interpreter and asserts on what that
 interpreter imported — behaviour, not timing. The service modules also pause the cyclic garbage
-collector while their imports run, and turn it back on once they are done.
+collector while their imports run, and turn it back on once they are done, with what the
+imports made frozen out of its reach.
 """
 
 from __future__ import annotations
@@ -166,10 +167,12 @@ def test_the_collector_is_paused_while_a_service_module_imports_and_on_after(
         "        seen.setdefault(name, gc.isenabled())\n"
         "sys.meta_path.insert(0, Spy())\n"
         f"import {MODULES[service]}\n"
-        f"print(json.dumps([seen['grpc'], seen['{MODULES[service]}'], gc.isenabled()]))\n"
+        "frozen = gc.get_freeze_count() > 0\n"
+        f"print(json.dumps([seen['grpc'], seen['{MODULES[service]}'], gc.isenabled(), frozen]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
-    # On while the entry module is found, off for the imports it makes, on again after them.
-    assert json.loads(done.stdout) == [False, True, True]
+    # On while the entry module is found, off for the imports it makes, on again after them,
+    # with what they made frozen out of its reach.
+    assert json.loads(done.stdout) == [False, True, True, True]
