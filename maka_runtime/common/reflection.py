@@ -21,7 +21,7 @@ the v1alpha file so that the v1 service resolves too.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -180,11 +180,25 @@ def _not_found(message: str) -> reflection_pb2.ServerReflectionResponse:
 
 
 class ReflectionServicer:
-    """``ServerReflectionInfo`` (v1 and v1alpha) answered from a :class:`DescriptorIndex`."""
+    """``ServerReflectionInfo`` (v1 and v1alpha) answered from a :class:`DescriptorIndex`, or
+    from the one a function builds when the first request needs it (a service then starts
+    without parsing and indexing every descriptor; its first reflection call does that once)."""
 
-    def __init__(self, service_names: Sequence[str], index: DescriptorIndex) -> None:
+    def __init__(
+        self,
+        service_names: Sequence[str],
+        index: DescriptorIndex | Callable[[], DescriptorIndex],
+    ) -> None:
         self._service_names = tuple(sorted(service_names))
-        self._index = index
+        self._build = index if callable(index) else None
+        self._built = index if isinstance(index, DescriptorIndex) else None
+
+    @property
+    def _index(self) -> DescriptorIndex:
+        if self._built is None:
+            assert self._build is not None
+            self._built = self._build()
+        return self._built
 
     def answer(
         self, request: reflection_pb2.ServerReflectionRequest
@@ -282,7 +296,7 @@ def descriptor_index() -> DescriptorIndex:
 def enable_reflection(server: grpc.aio.Server, service_names: Sequence[str]) -> None:
     """Serve reflection (v1 and v1alpha) for *service_names* and the reflection services."""
     names = (*service_names, V1ALPHA_SERVICE_NAME, V1_SERVICE_NAME)
-    servicer = ReflectionServicer(names, descriptor_index())
+    servicer = ReflectionServicer(names, descriptor_index)
     handlers = [
         grpc.method_handlers_generic_handler(
             name,

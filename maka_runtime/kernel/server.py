@@ -16,6 +16,16 @@ reached the kernel still exits 0 and says so (log line and ``ShutdownResponse.re
 
 from __future__ import annotations
 
+import gc
+
+# The start-up imports below allocate a great many objects and free next to none, so the
+# cyclic collector, which runs every few hundred allocations, finds nothing to collect: it
+# is paused while they run, and at the end of the module what they made is moved out of
+# its reach (gc.freeze: modules, classes and functions live as long as the process), so no
+# later collection walks it again. About a tenth of the start-up CPU.
+_COLLECTING = gc.isenabled()
+gc.disable()
+
 import logging
 import time
 from collections.abc import Mapping, Sequence
@@ -42,11 +52,13 @@ from maka_runtime.common.storage_root import (
 from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.api.servicer import KernelServicer
 from maka_runtime.kernel.backends import llm
-from maka_runtime.kernel.backends.agent import SessionApprovals
-from maka_runtime.kernel.backends.scripted import KIND as SCRIPTED
-from maka_runtime.kernel.backends.scripted import scripted_factory
-from maka_runtime.kernel.backends.shell import KIND as SHELL
-from maka_runtime.kernel.backends.shell import shell_factory
+from maka_runtime.kernel.backends.approvals import SessionApprovals
+from maka_runtime.kernel.backends.factories import (
+    SCRIPTED,
+    SHELL,
+    scripted_factory,
+    shell_factory,
+)
 from maka_runtime.kernel.core import (
     BackendRegistry,
     HostedInteractionAuthority,
@@ -327,6 +339,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = parse_config(argv)
     loop = event_loop.loop_factory(config.event_loop)
     return run_main(config.common, KernelService(config), loop_factory=loop)
+
+
+gc.freeze()
+if _COLLECTING:
+    gc.enable()
 
 
 if __name__ == "__main__":

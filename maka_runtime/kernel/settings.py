@@ -21,8 +21,7 @@ from maka_runtime.common.config import (
     target_address,
 )
 from maka_runtime.kernel.backends import llm
-from maka_runtime.kernel.backends.scripted import KIND as SCRIPTED
-from maka_runtime.kernel.backends.shell import KIND as SHELL
+from maka_runtime.kernel.backends.factories import SCRIPTED, SHELL
 from maka_runtime.kernel.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
 from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES, MAX_BUDGET_BYTES
 

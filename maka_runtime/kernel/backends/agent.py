@@ -32,6 +32,7 @@ from maka_runtime.kernel.backends.approvals import (
     program_of,
 )
 from maka_runtime.kernel.backends.bash_call import BashCall, BashOutcome, Denied, Stopped
+from maka_runtime.kernel.backends.factories import STOP_CONFIRM_TIMEOUT
 from maka_runtime.kernel.backends.gate import BoundaryGate
 from maka_runtime.kernel.backends.needs import detected, refused
 from maka_runtime.kernel.core.backend import (
@@ -86,10 +87,6 @@ __all__ = [
 T = TypeVar("T")
 #: How long an immediate stop waits for a run that is being launched to report its ref.
 LAUNCH_WAIT = 10.0
-#: How long an immediate stop waits, by default, for the tool host to confirm that the turn's
-#: runs ended (``--stop-confirm-timeout``); past it the stop fails with
-#: :class:`~maka_runtime.kernel.core.errors.RunEndUnconfirmedError`.
-STOP_CONFIRM_TIMEOUT = 10.0
 
 
 class ToolHostMissingError(RuntimeError):

@@ -40,6 +40,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from maka_runtime.kernel.backends.agent import ControlledBackend, Denied, Stopped, TurnControl
+from maka_runtime.kernel.backends.factories import SCRIPTED
 from maka_runtime.kernel.core.backend import (
     BackendSendInput,
     SandboxBoundaryResponse,
@@ -58,7 +59,7 @@ from maka_runtime.kernel.core.log.events import (
 )
 from maka_runtime.kernel.core.session import SessionHeader
 
-KIND = "scripted"
+KIND = SCRIPTED
 SCRIPT_PREFIX = "/script"
 MAX_REPEAT = 1_000_000
 _SPLIT = re.compile(r"(?<!\\);|\n")

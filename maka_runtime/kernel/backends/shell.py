@@ -34,7 +34,6 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable
 
 from maka_runtime.kernel.backends.agent import (
-    STOP_CONFIRM_TIMEOUT,
     BashCall,
     BashTool,
     ControlledBackend,
@@ -44,6 +43,7 @@ from maka_runtime.kernel.backends.agent import (
     TurnControl,
     program_of,
 )
+from maka_runtime.kernel.backends.factories import SHELL, STOP_CONFIRM_TIMEOUT
 from maka_runtime.kernel.backends.needs import Declared, declared
 from maka_runtime.kernel.core.backend import (
     BackendSendInput,
@@ -54,7 +54,7 @@ from maka_runtime.kernel.core.session import SessionHeader
 from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES
 from maka_runtime.kernel.core.tools import ToolHost
 
-KIND = "shell"
+KIND = SHELL
 BACKGROUND_PREFIX = "/bg"
 #: Programs that need a terminal: they start as background PTY runs.
 INTERACTIVE = frozenset(

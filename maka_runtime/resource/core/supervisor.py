@@ -107,10 +107,14 @@ class RunSupervisor:
         config: ShellRunConfig | None = None,
         new_id: Callable[[], str] = _new_id,
         now: Callable[[], int] = _now_ms,
+        sandbox: Sandbox | None = None,
     ) -> RunSupervisor:
-        """A supervisor over *store*, after sweeping the runs a previous host left active."""
+        """A supervisor over *store*, after sweeping the runs a previous host left active.
+        *sandbox*: one already opened on ``config.sandbox`` (probed while the caller did other
+        work), which the supervisor then owns; by default it is opened here."""
         config = config or ShellRunConfig()
-        sandbox = await asyncio.to_thread(Sandbox.open, config.sandbox)
+        if sandbox is None:
+            sandbox = await asyncio.to_thread(Sandbox.open, config.sandbox)
         journals = await OutputJournals.open(
             None if config.output_dir is None else Path(config.output_dir),
             run_limit=config.max_run_output_bytes,

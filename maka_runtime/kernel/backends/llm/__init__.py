@@ -74,10 +74,11 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from maka_runtime.kernel.backends.agent import STOP_CONFIRM_TIMEOUT, SessionApprovals
+from maka_runtime.kernel.backends.factories import STOP_CONFIRM_TIMEOUT
 from maka_runtime.kernel.core.tool_output import DEFAULT_BUDGET_BYTES
 
 if TYPE_CHECKING:
+    from maka_runtime.kernel.backends.approvals import SessionApprovals
     from maka_runtime.kernel.backends.llm.chat import LlmError, LlmUnavailableError
     from maka_runtime.kernel.backends.llm.connections import (
         DEFAULT_MAX_STEPS,

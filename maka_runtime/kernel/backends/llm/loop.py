@@ -15,7 +15,6 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Final
 
 from maka_runtime.kernel.backends.agent import (
-    STOP_CONFIRM_TIMEOUT,
     BashTool,
     ControlledBackend,
     Denied,
@@ -23,6 +22,7 @@ from maka_runtime.kernel.backends.agent import (
     Stopped,
     TurnControl,
 )
+from maka_runtime.kernel.backends.factories import STOP_CONFIRM_TIMEOUT
 from maka_runtime.kernel.backends.llm import KIND
 from maka_runtime.kernel.backends.llm.chat import LlmError, StepAccumulator, stream_chat
 from maka_runtime.kernel.backends.llm.connections import (

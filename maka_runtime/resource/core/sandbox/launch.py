@@ -18,6 +18,7 @@ import dataclasses
 import logging
 import os
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -112,11 +113,14 @@ class Sandbox:
 
     @classmethod
     def open(cls, settings: SandboxSettings) -> Sandbox:
-        """Probe bubblewrap and cgroups (blocking: a few milliseconds of child processes)."""
-        bwrap = probe_bwrap(settings.bwrap)
+        """Probe bubblewrap and cgroups (blocking: a few milliseconds of child processes, the
+        two probes' side by side, so the start waits for the slower only)."""
+        with ThreadPoolExecutor(1, thread_name_prefix="maka-cgroup-probe") as pool:
+            cgroups = pool.submit(_cgroup_tree, settings)
+            bwrap = probe_bwrap(settings.bwrap)
+            tree, reason = cgroups.result()
         if not bwrap.available:
             log.warning("sandbox unavailable: %s; sandboxed runs are refused", bwrap.reason)
-        tree, reason = _cgroup_tree(settings)
         caps = Capabilities(
             bwrap=bwrap,
             containment="cgroup" if tree is not None else "process-group",

@@ -4,8 +4,10 @@ needs? A sandbox is used only after this probe says yes; otherwise sandboxed run
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
@@ -56,16 +58,31 @@ def probe_bwrap(bwrap: str) -> BwrapProbe:
         "/bin/true",
     ]
     try:
-        version = subprocess.run(
-            [path, "--version"], capture_output=True, timeout=_TIMEOUT, check=False
-        ).stdout.decode(errors="replace")
-        ran = subprocess.run(argv, capture_output=True, timeout=_TIMEOUT, check=False)
+        # Both at once: the start of the service waits for the slower, not for their sum.
+        with _started([path, "--version"]) as version, _started(argv) as ran:
+            out, _ = version.communicate(timeout=_TIMEOUT)
+            _, err = ran.communicate(timeout=_TIMEOUT)
     except (OSError, subprocess.SubprocessError) as error:
         return BwrapProbe(path=path, reason=f"bubblewrap ({path}) cannot run: {error}")
     if ran.returncode != 0:
-        err = ran.stderr.decode(errors="replace").strip()[:500]
+        reason = err.decode(errors="replace").strip()[:500]
         return BwrapProbe(
             path=path,
-            reason=f"bubblewrap ({path}) cannot create the sandbox's namespaces: {err}",
+            reason=f"bubblewrap ({path}) cannot create the sandbox's namespaces: {reason}",
         )
-    return BwrapProbe(path=path, version=version.strip().removeprefix("bubblewrap "))
+    text = out.decode(errors="replace")
+    return BwrapProbe(path=path, version=text.strip().removeprefix("bubblewrap "))
+
+
+@contextlib.contextmanager
+def _started(argv: list[str]) -> Iterator[subprocess.Popen[bytes]]:
+    """*argv* running with its output captured; killed and reaped however the block ends."""
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
