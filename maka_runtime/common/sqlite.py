@@ -17,6 +17,9 @@ every later write. ``committed`` runs on the worker right after the COMMIT, befo
 Each committed transaction's time goes to the commit observers (:func:`add_commit_observer`:
 the metrics of :mod:`maka_runtime.common.metrics`).
 
+**Checkpoints** of the WAL run on a thread and connection of their own every few hundred
+commits (:mod:`.sqlite_checkpoint`), not inside whichever COMMIT crosses SQLite's threshold.
+
 **Opening.** WAL is required (a file system that cannot do it is refused); ``synchronous`` is
 the store's choice; ``PRAGMA user_version`` holds the schema version: a file of a newer version
 than the store knows is refused, an older one is brought up by the store's (idempotent) schema
@@ -45,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from maka_runtime.common.sqlite_checkpoint import Checkpointer
 from maka_runtime.common.storage_root import RootLease
 
 __all__ = [
@@ -114,6 +118,8 @@ class SqliteWorker:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=options.thread_name)
         self._conn: sqlite3.Connection | None = None
         self._closed = False
+        #: The WAL's checkpoints, off this worker's thread (:mod:`.sqlite_checkpoint`).
+        self.checkpoints = Checkpointer(path, f"{options.thread_name}-checkpoint")
 
     @classmethod
     async def open(
@@ -163,6 +169,7 @@ class SqliteWorker:
                     conn.execute("ROLLBACK")
                 raise
             self._observe_commit(time.perf_counter() - started)
+            self.checkpoints.committed(conn)
             if committed is not None:
                 committed(result)
             return result
@@ -174,8 +181,10 @@ class SqliteWorker:
         if self._closed:
             return
         self._closed = True
+        loop = asyncio.get_running_loop()
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, self._disconnect)
+            await loop.run_in_executor(None, self.checkpoints.close)
+            await loop.run_in_executor(self._executor, self._disconnect)
         finally:
             self._executor.shutdown(wait=True)
 
@@ -197,6 +206,7 @@ class SqliteWorker:
             if self._options.foreign_keys:
                 conn.execute("PRAGMA foreign_keys=ON")
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > schema.version:
                 raise self._errors.persistence_failed(
