@@ -7,14 +7,14 @@ import asyncio
 import dataclasses
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from maka_runtime.common import sqlite_checkpoint
 from maka_runtime.common.sqlite import SqliteWorker
-from maka_runtime.common.storage_root import RootOwner, acquire_root_owner, resolve_storage_root
+from maka_runtime.common.storage_root import RootOwner
 from tests.foundation.test_sqlite_worker import ERRORS, OPTIONS, SCHEMA
 
 #: A WAL frame: a 4 KiB page and its 24-byte header.
@@ -22,16 +22,11 @@ FRAME = 4096 + 24
 
 
 @pytest.fixture
-def owner(tmp_path: Path) -> Iterator[RootOwner]:
-    owner = acquire_root_owner(resolve_storage_root(tmp_path / "root", "test"))
-    yield owner
-    owner.close()
-
-
-@pytest.fixture
 async def worker(owner: RootOwner) -> AsyncIterator[SqliteWorker]:
+    """A worker as the kernel's store runs one: ``synchronous=NORMAL``, no ``fsync`` a commit."""
+    options = dataclasses.replace(OPTIONS, synchronous="NORMAL")
     opened = await SqliteWorker.open(
-        owner.lease, owner.lease.root.path / "t.sqlite3", SCHEMA, OPTIONS, ERRORS
+        owner.lease, owner.lease.root.path / "n.sqlite3", SCHEMA, options, ERRORS
     )
     yield opened
     await opened.close()
@@ -47,40 +42,30 @@ def wal_bytes(worker: SqliteWorker) -> int:
     return wal.stat().st_size if wal.exists() else 0
 
 
-async def test_checkpoints_run_on_their_own_thread_and_bound_the_log(owner: RootOwner) -> None:
-    # synchronous=NORMAL, as the kernel's store: commits write the log without an fsync each.
-    options = dataclasses.replace(OPTIONS, synchronous="NORMAL")
-    worker = await SqliteWorker.open(
-        owner.lease, owner.lease.root.path / "n.sqlite3", SCHEMA, options, ERRORS
-    )
-    try:
-        assert (
-            await worker.read(lambda c: c.execute("PRAGMA wal_autocheckpoint").fetchone()[0]) == 0
-        )
-        # Writes with no pause: the thread's checkpoints never catch up with the log's end, so
-        # it grows until the writer checkpoints once itself. Uncheckpointed, every commit's
-        # page (4 KiB and a frame header) would stay in it.
-        first = 64  # fewer than EVERY: no checkpoint yet, so the log holds all their frames
-        await commit_many(worker, first)
-        per_commit = wal_bytes(worker) / first  # a row, the table's page and the index's
-        commits = sqlite_checkpoint.MAX_LOG_PAGES + 8 * sqlite_checkpoint.EVERY
-        await commit_many(worker, commits - first)
-        await asyncio.get_running_loop().run_in_executor(None, worker.checkpoints.wait_idle)
-        assert worker.checkpoints.done >= 4
-        every = sqlite_checkpoint.EVERY
-        bound = sqlite_checkpoint.MAX_LOG_PAGES * FRAME + 3 * every * per_commit
-        assert wal_bytes(worker) <= bound < commits * per_commit
-        # After a pause the thread's checkpoint copies all of it, and the next write starts the
-        # log again from its beginning: it stops growing.
-        await commit_many(worker, sqlite_checkpoint.EVERY)
-        await asyncio.get_running_loop().run_in_executor(None, worker.checkpoints.wait_idle)
-        size = wal_bytes(worker)
-        await commit_many(worker, sqlite_checkpoint.EVERY - 1)
-        assert wal_bytes(worker) <= size
-        count = await worker.read(lambda c: c.execute("SELECT COUNT(*) FROM parents").fetchone()[0])
-        assert count == commits + 2 * every - 1
-    finally:
-        await worker.close()
+async def test_checkpoints_run_on_their_own_thread_and_bound_the_log(worker: SqliteWorker) -> None:
+    assert await worker.read(lambda c: c.execute("PRAGMA wal_autocheckpoint").fetchone()[0]) == 0
+    # Writes with no pause: the thread's checkpoints never catch up with the log's end, so
+    # it grows until the writer checkpoints once itself. Uncheckpointed, every commit's
+    # page (4 KiB and a frame header) would stay in it.
+    first = 64  # fewer than EVERY: no checkpoint yet, so the log holds all their frames
+    await commit_many(worker, first)
+    per_commit = wal_bytes(worker) / first  # a row, the table's page and the index's
+    commits = sqlite_checkpoint.MAX_LOG_PAGES + 8 * sqlite_checkpoint.EVERY
+    await commit_many(worker, commits - first)
+    await asyncio.get_running_loop().run_in_executor(None, worker.checkpoints.wait_idle)
+    assert worker.checkpoints.done >= 4
+    every = sqlite_checkpoint.EVERY
+    bound = sqlite_checkpoint.MAX_LOG_PAGES * FRAME + 3 * every * per_commit
+    assert wal_bytes(worker) <= bound < commits * per_commit
+    # After a pause the thread's checkpoint copies all of it, and the next write starts the
+    # log again from its beginning: it stops growing.
+    await commit_many(worker, sqlite_checkpoint.EVERY)
+    await asyncio.get_running_loop().run_in_executor(None, worker.checkpoints.wait_idle)
+    size = wal_bytes(worker)
+    await commit_many(worker, sqlite_checkpoint.EVERY - 1)
+    assert wal_bytes(worker) <= size
+    count = await worker.read(lambda c: c.execute("SELECT COUNT(*) FROM parents").fetchone()[0])
+    assert count == commits + 2 * every - 1
 
 
 async def test_a_failing_checkpoint_is_logged_and_loses_nothing(

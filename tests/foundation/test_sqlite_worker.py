@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
 from maka_runtime.common.sqlite import SqliteWorker, StoreErrors, StoreSchema, WorkerOptions
-from maka_runtime.common.storage_root import RootOwner, acquire_root_owner, resolve_storage_root
+from maka_runtime.common.storage_root import RootOwner
 
 
 class DomainError(Exception):
@@ -48,13 +48,6 @@ SCHEMA = StoreSchema(
     version=2,
 )
 OPTIONS = WorkerOptions(label="the test store", thread_name="test-sqlite", foreign_keys=True)
-
-
-@pytest.fixture
-def owner(tmp_path: Path) -> Iterator[RootOwner]:
-    owner = acquire_root_owner(resolve_storage_root(tmp_path / "root", "test"))
-    yield owner
-    owner.close()
 
 
 @pytest.fixture

@@ -268,13 +268,18 @@ async def test_a_listing_or_a_ref_does_not_claim(standalone: Opened) -> None:
         assert (await host.get("", run.ref)).ref == run.ref
 
 
+async def alices_finished_run(host: ResourceHost, cwd: Path) -> Any:
+    """A finished run of ``true`` in session ``s1``, which the kernel registered for alice."""
+    with acting_as(KERNEL_LINK):
+        await host.register_session("s1", cwd=str(cwd), owner="alice")
+        return await host.run_foreground_bash(bash_input("true", "call.k", session_id="s1"))
+
+
 async def test_a_refusal_is_logged_once_with_its_principal(
     kernel_mode: Opened, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     host = kernel_mode.host
-    with acting_as(KERNEL_LINK):
-        await host.register_session("s1", cwd=str(tmp_path), owner="alice")
-        run = await host.run_foreground_bash(bash_input("true", "call.k", session_id="s1"))
+    run = await alices_finished_run(host, tmp_path)
     caplog.set_level("WARNING", logger="maka.auth")
     with acting_as(BOB):
         await not_found(lambda: host.get("", run.ref))
@@ -292,9 +297,7 @@ async def test_a_finished_run_from_memory_keeps_every_refusal(
     kernel_mode: Opened, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     host = kernel_mode.host
-    with acting_as(KERNEL_LINK):
-        await host.register_session("s1", cwd=str(tmp_path), owner="alice")
-        done = await host.run_foreground_bash(bash_input("true", "call.1", session_id="s1"))
+    done = await alices_finished_run(host, tmp_path)
     lookups = count_calls(monkeypatch, kernel_mode.sessions, "lookup")
 
     with acting_as(ALICE):  # the owner: answered from memory, no lookup awaited
