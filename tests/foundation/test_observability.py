@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -142,18 +142,6 @@ async def test_live_ptys_runs_by_state_stops_and_the_drain_are_measured(
     assert registry.get_sample_value("maka_drain_seconds_count") == 1
     with pytest.raises(httpx.ConnectError):
         scrape(resource)
-
-
-@pytest.fixture
-def root_logging() -> Iterator[None]:
-    """configure_logging replaces the root handlers: put pytest's back afterwards."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        yield
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
 
 
 @pytest.mark.usefixtures("root_logging")

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,17 +18,6 @@ class Counted:
 
     def count_finished(self, kind: str, state: str, stop_seconds: float | None = None) -> None:
         self.finished.append((kind, state))
-
-
-@pytest.fixture
-def root_logging() -> Iterator[None]:
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        yield
-    finally:
-        root.handlers[:] = handlers
-        root.setLevel(level)
 
 
 @pytest.mark.usefixtures("root_logging")
