@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
+from maka_runtime.common.kept_answers import AnswersByObject
 from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.core import SessionHeader, SessionPage
 
@@ -47,35 +48,21 @@ class SessionProtos:
         return session
 
 
-class PageProtos:
+class PageProtos(AnswersByObject[SessionPage, pb.ListSessionsResponse]):
     """The ``ListSessionsResponse`` of a page object, built once.
 
     The kernel serves the very page object it keeps for a query while nothing that page shows
     has changed (:mod:`maka_runtime.kernel.core.session_pages`), so the answer built for a page
     object is kept with it and used again while the kernel hands out that object; a page read
     anew is a new object and gets a new answer. At most *limit* answers (``--list-page-cache``),
-    the oldest forgotten first. A kept answer is shared between calls: nothing may change it.
+    the oldest forgotten first.
     """
 
     def __init__(self, limit: int, sessions: SessionProtos) -> None:
-        self._limit = limit
-        self._sessions = sessions
-        # By the page's id(), the page itself held beside its answer, so the id is not reused.
-        self._built: dict[int, tuple[SessionPage, pb.ListSessionsResponse]] = {}
-
-    def __len__(self) -> int:
-        return len(self._built)
-
-    def of(self, page: SessionPage) -> pb.ListSessionsResponse:
-        found = self._built.get(id(page))
-        if found is not None and found[0] is page:
-            return found[1]
-        answer = pb.ListSessionsResponse(
-            sessions=[self._sessions.session_of(h) for h in page.sessions],
-            next_page_token=page.next_page_token,
+        super().__init__(
+            limit,
+            lambda page: pb.ListSessionsResponse(
+                sessions=[sessions.session_of(h) for h in page.sessions],
+                next_page_token=page.next_page_token,
+            ),
         )
-        if self._limit > 0:
-            if len(self._built) >= self._limit:
-                del self._built[next(iter(self._built))]
-            self._built[id(page)] = (page, answer)
-        return answer

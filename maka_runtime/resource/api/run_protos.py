@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 
+from maka_runtime.common.kept_answers import AnswersByObject
 from maka_runtime.resource.api.convert import run_to_proto
 from maka_runtime.resource.core import ShellRunPage, ShellRunRecord
 
@@ -60,7 +61,7 @@ class RunProtos:
         return message
 
 
-class PageProtos:
+class PageProtos(AnswersByObject[ShellRunPage, pb.ListRunsResponse]):
     """The ``ListRunsResponse`` of a page object, built once.
 
     The catalog serves the very page object it keeps for a query while none of the session's
@@ -68,28 +69,15 @@ class PageProtos:
     page object is kept with it and used again while the catalog hands out that object; a page
     read anew is a new object and gets a new answer. At most *limit* answers
     (``--list-page-cache``), the oldest forgotten first; a page with an active run is never
-    kept (the catalog keeps none). A kept answer is shared between calls: nothing may change it.
+    kept (the catalog keeps none).
     """
 
     def __init__(self, limit: int, runs: RunProtos) -> None:
-        self._limit = limit
-        self._runs = runs
-        # By the page's id(), the page itself held beside its answer, so the id is not reused.
-        self._built: dict[int, tuple[ShellRunPage, pb.ListRunsResponse]] = {}
-
-    def __len__(self) -> int:
-        return len(self._built)
-
-    def of(self, page: ShellRunPage) -> pb.ListRunsResponse:
-        found = self._built.get(id(page))
-        if found is not None and found[0] is page:
-            return found[1]
-        answer = pb.ListRunsResponse(
-            runs=[self._runs.of(record) for record in page.runs],
-            next_page_token=page.next_page_token,
+        super().__init__(
+            limit,
+            lambda page: pb.ListRunsResponse(
+                runs=[runs.of(record) for record in page.runs],
+                next_page_token=page.next_page_token,
+            ),
+            keep=lambda page: not any(record.active for record in page.runs),
         )
-        if self._limit > 0 and not any(record.active for record in page.runs):
-            if len(self._built) >= self._limit:
-                del self._built[next(iter(self._built))]
-            self._built[id(page)] = (page, answer)
-        return answer
