@@ -28,6 +28,7 @@ from tests.resource.conftest import (
     open_host,
     process_gone,
 )
+from tests.support.run_records import run_record
 
 
 async def test_runs_of_a_killed_host_are_orphaned_and_their_processes_killed(
@@ -85,23 +86,13 @@ def _unrelated_process() -> subprocess.Popen[bytes]:
 
 
 def _running_record(run_id: str, process: ProcessIdentity) -> ShellRunRecord:
-    return ShellRunRecord(
-        ref=f"maka://runtime/background-tasks/{run_id}",
+    return run_record(
+        run_id,
         session_id=SESSION_ID,
-        source_turn_id="turn-1",
-        source_tool_call_id="call-1",
-        kind="background",
-        mode="pipes",
         command="sleep 60",
-        cwd="/",
-        timeout_ms=None,
         status="running",
         revision=2,
-        change_seq=0,
-        created_at=1,
-        updated_at=1,
         started_at=1,
-        output=PipesOutput(),
         process=process,
     )
 

@@ -25,26 +25,11 @@ from maka_runtime.resource.core import (
 )
 from maka_runtime.resource.store import SqliteShellRunStore
 from tests.resource.conftest import SESSION_ID, Host, bash_input, close_host, open_host
+from tests.support.run_records import run_record
 
 
 def record(ref_id: str, *, session_id: str = SESSION_ID, created_at: int = 1000) -> ShellRunRecord:
-    return ShellRunRecord(
-        ref=f"maka://runtime/background-tasks/{ref_id}",
-        session_id=session_id,
-        source_turn_id="turn-1",
-        source_tool_call_id="call-1",
-        kind="background",
-        mode="pipes",
-        command="true",
-        cwd="/",
-        timeout_ms=None,
-        status="starting",
-        revision=1,
-        change_seq=0,
-        created_at=created_at,
-        updated_at=created_at,
-        output=PipesOutput(),
-    )
+    return run_record(ref_id, session_id=session_id, created_at=created_at, updated_at=created_at)
 
 
 @pytest.fixture
