@@ -4,6 +4,9 @@ command runs before the record is durable (core/live.py, ``LiveRun.launch``)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import os
+import signal
 import sqlite3
 import subprocess
 import threading
@@ -16,6 +19,8 @@ import pytest
 from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
 from maka_runtime.resource.core.process.child import ProcessHandle
 from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
+from maka_runtime.resource.core.sandbox.cgroups import RunCgroup
+from maka_runtime.resource.core.sandbox.launch import LaunchPlan, Sandbox
 from maka_runtime.resource.store.group_commit import GroupCommit
 from tests.resource.conftest import SESSION_ID, Host, bash_input, process_gone
 
@@ -161,3 +166,70 @@ async def test_the_record_write_reaches_the_store_before_the_spawn(
     final = await host.coordinator.run_foreground_bash(bash_input("true", "call.1"))
     assert final.status == "completed"
     assert at_spawn == [True]
+
+
+async def _exit_of(pid: int) -> asyncio.Future[None]:
+    """Done once *pid* has exited (its pidfd becomes readable then)."""
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[None] = loop.create_future()
+    pidfd = os.pidfd_open(pid)
+
+    def on_exit() -> None:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+        exited.set_result(None)
+
+    loop.add_reader(pidfd, on_exit)
+    return exited
+
+
+@pytest.fixture
+def vanished_cgroup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Every run's cgroup is a directory that is gone by the time its leader joins it."""
+    real_prepare = Sandbox.prepare
+    gone = tmp_path / "run-gone"
+
+    def prepare(self: Sandbox, *args: Any, **kwargs: Any) -> LaunchPlan:
+        plan = real_prepare(self, *args, **kwargs)
+        return dataclasses.replace(plan, cgroup=RunCgroup(gone))
+
+    monkeypatch.setattr(Sandbox, "prepare", prepare)
+    return gone
+
+
+async def test_a_leader_refused_by_its_cgroup_is_recorded_as_never_started(
+    host: Host, vanished_cgroup: Path, scratch_dir: Path
+) -> None:
+    marker = scratch_dir / "ran"
+    final = await host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+    assert not marker.exists()
+    # Not "exited with code 125": that code was the leader's, and the command never ran.
+    assert final.status == "failed" and final.exit_code is None
+    assert (final.message or "").startswith("Command could not start: ")
+    assert "could not join the run's cgroup" in (final.message or "")
+    stored = await host.store.get(final.ref)
+    assert stored is not None and stored.status == "failed" and stored.exit_code is None
+
+
+async def test_a_command_that_exits_125_itself_keeps_its_exit_code(host: Host) -> None:
+    final = await host.coordinator.run_foreground_bash(bash_input("exit 125", "call.1"))
+    assert final.exit_code == 125 and "could not start" not in (final.message or "")
+
+
+async def test_a_leader_killed_before_its_gate_opened_is_recorded_as_never_started(
+    host: Host, held: HeldInsert, scratch_dir: Path
+) -> None:
+    marker = scratch_dir / "ran"
+    starting = asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+    )
+    spawned = await held.entered
+    assert len(spawned) == 1
+    exited = await _exit_of(spawned[0])
+    os.kill(spawned[0], signal.SIGKILL)  # killed from outside while waiting at its gate
+    await asyncio.wait_for(exited, timeout=10)
+    held.outcome.set_result(None)
+    final = await starting
+    assert not marker.exists()
+    assert final.status == "failed" and final.exit_code is None
+    assert "killed by signal 9" in (final.message or "")

@@ -33,6 +33,7 @@ from maka_runtime.resource.core.output import OutputChunk, OutputEvent
 from maka_runtime.resource.core.process import (
     RUN_MARKER_VARIABLE,
     ExitStatus,
+    LeaderEndedError,
     PipesProcess,
     ProcessHandle,
     PtyProcess,
@@ -277,6 +278,10 @@ class LiveRun:
                 process.drain_ready_output()
             if not await process.release_cgroup(self._ctx.config.kill_timeout):
                 log.error("%s: processes outlived the run (%s)", self.ref, process.cgroup or "pg")
+            if self.termination_reason is None and process.ended_before_command():
+                # Its exit status is its leader's, not the command's (which never ran).
+                await self._finish(None, start_error=LeaderEndedError(status))
+                return
             await self._finish(status)
         except asyncio.CancelledError:
             await self._abandon(process)

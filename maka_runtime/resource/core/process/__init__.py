@@ -10,6 +10,7 @@ be set up, and the start-up sweep's killing of a dead host's leftovers.
 from maka_runtime.resource.core.process.child import (
     SHELL,
     ExitStatus,
+    LeaderEndedError,
     OutputSink,
     ProcessHandle,
     child_environment,
@@ -32,6 +33,7 @@ __all__ = [
     "SHELL",
     "ExitStatus",
     "ExitWatch",
+    "LeaderEndedError",
     "LeftoverCleanup",
     "OutputSink",
     "PipesProcess",

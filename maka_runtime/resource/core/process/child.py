@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import array
 import asyncio
 import contextlib
 import errno
+import fcntl
 import functools
 import os
 import select
 import subprocess
+import termios
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -28,11 +31,20 @@ from maka_runtime.resource.core.records import ProcessIdentity
 if TYPE_CHECKING:
     from maka_runtime.resource.core.sandbox.launch import LaunchPlan
 
-__all__ = ["SHELL", "ExitStatus", "OutputSink", "ProcessHandle", "child_environment"]
+__all__ = [
+    "SHELL",
+    "ExitStatus",
+    "LeaderEndedError",
+    "OutputSink",
+    "ProcessHandle",
+    "child_environment",
+]
 
 SHELL: Final = "/bin/bash"
 _READ_SIZE: Final = 256 * 1024
 _MAX_SIGNAL: Final = 64
+#: What opens a gated leader's gate (see ``PipesProcess.spawn``).
+_GO: Final = b"go\n"
 
 OutputSink = Callable[[OutputStream, bytes], None]
 
@@ -51,6 +63,21 @@ class ExitStatus:
         if code is None:
             raise InternalFailureError("child reaped without an exit status")
         return cls(code)
+
+
+class LeaderEndedError(Exception):
+    """A gated leader ended before its gate: nothing of its command ran (see
+    :meth:`ProcessHandle.ended_before_command`)."""
+
+    def __init__(self, status: ExitStatus) -> None:
+        if status.signal is not None:
+            how = f"it was killed by signal {status.signal}"
+        elif status.exit_code == 125:
+            how = "exit code 125: it could not join the run's cgroup"
+        else:
+            how = f"exit code {status.exit_code}"
+        super().__init__(f"its process ended before the command started ({how})")
+        self.status = status
 
 
 def child_environment(
@@ -96,6 +123,10 @@ class ProcessHandle:
         self._reaped: ExitStatus | None = None
         #: The write end of a gated leader's gate (``None``: not gated, or no longer).
         self.gate: int | None = None
+        # The gate's write end once "go" was written, kept until the leader has exited: what
+        # the leader left unread in it says whether it ever got past its gate.
+        self._opened_gate: int | None = None
+        self._gate_refused = False
 
     @functools.cached_property
     def identity(self) -> ProcessIdentity:
@@ -114,21 +145,43 @@ class ProcessHandle:
 
     def open_gate(self) -> None:
         """Let a gated leader run the command (see ``PipesProcess.spawn``). A leader that has
-        already ended (its cgroup refused it) is not an error here: its exit is seen as usual."""
+        already ended (its cgroup refused it) is not an error here: its exit is seen as usual,
+        and :meth:`ended_before_command` tells it apart from the command's own."""
         gate, self.gate = self.gate, None
-        if gate is not None:
-            try:
-                os.write(gate, b"go\n")
-            except BrokenPipeError:
-                pass
-            finally:
-                os.close(gate)
+        if gate is None:
+            return
+        try:
+            os.write(gate, _GO)
+        except BrokenPipeError:
+            self._gate_refused = True  # it has already ended, before reading its gate
+            os.close(gate)
+        else:
+            self._opened_gate = gate
+
+    def ended_before_command(self) -> bool:
+        """Whether this exited, gated leader ended before it passed its gate: then nothing of
+        its command ran (its cgroup refused it, or it was killed first), whatever its exit
+        status says. ``False`` for an ungated leader or one that read its gate."""
+        if not self.exited:
+            raise InternalFailureError("ended_before_command needs an exited leader")
+        if self._gate_refused:
+            return True
+        if self._opened_gate is None:
+            return False
+        unread = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._opened_gate, termios.FIONREAD, unread)
+        except OSError:
+            return False
+        return unread[0] == len(_GO)
 
     def close_gate(self) -> None:
-        """End a gated leader at its gate, before anything of the command ran."""
-        gate, self.gate = self.gate, None
-        if gate is not None:
-            os.close(gate)
+        """End a gated leader at its gate, before anything of the command ran (and release an
+        opened gate's write end)."""
+        for gate in (self.gate, self._opened_gate):
+            if gate is not None:
+                os.close(gate)
+        self.gate = self._opened_gate = None
 
     @property
     def reaped(self) -> bool:

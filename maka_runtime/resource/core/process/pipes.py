@@ -42,10 +42,13 @@ class PipesProcess(ProcessHandle):
         """Start the command in a new session; raises ``OSError`` if it cannot start. A
         *gated* leader runs nothing of the command until :meth:`open_gate` (its stdin is the
         gate, then ``/dev/null``); if the gate closes first, it exits (code 125)."""
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        gate_r, gate_w = os.pipe() if gated else (subprocess.DEVNULL, -1)
+        # Every descriptor made so far is closed if a later one cannot be (EMFILE).
+        ours: list[int] = []  # the host's ends
+        theirs: list[int] = []  # the child's ends, closed once it has them
         try:
+            out_r, out_w = _pipe(ours, theirs)
+            err_r, err_w = _pipe(ours, theirs)
+            gate_r, gate_w = _pipe(theirs, ours) if gated else (subprocess.DEVNULL, -1)
             for fd in (out_w, err_w):
                 with contextlib.suppress(OSError):
                     fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
@@ -60,14 +63,12 @@ class PipesProcess(ProcessHandle):
                 close_fds=True,
             )
         except BaseException:
-            for fd in (out_r, err_r, gate_w):
-                if fd >= 0:
-                    os.close(fd)
+            for fd in ours:
+                os.close(fd)
             raise
         finally:
-            for fd in (out_w, err_w, gate_r):
-                if fd >= 0:
-                    os.close(fd)
+            for fd in theirs:
+                os.close(fd)
         try:
             process = cls(popen, out_r, err_r, sink, plan)
         except BaseException:
@@ -77,3 +78,11 @@ class PipesProcess(ProcessHandle):
             raise
         process.gate = gate_w if gated else None
         return process
+
+
+def _pipe(reads: list[int], writes: list[int]) -> tuple[int, int]:
+    """A pipe whose ends are added to *reads* and *writes* at once."""
+    read, write = os.pipe()
+    reads.append(read)
+    writes.append(write)
+    return read, write
