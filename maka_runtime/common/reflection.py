@@ -59,9 +59,10 @@ def _v1_reflection(v1alpha: FileProto) -> FileProto:
     v1.package = "grpc.reflection.v1"
     for message in v1.message_type:
         for field in message.field:
-            field.type_name = field.type_name.replace(
-                ".grpc.reflection.v1alpha.", ".grpc.reflection.v1."
-            )
+            if field.HasField("type_name"):  # set on a scalar, even empty, it is invalid
+                field.type_name = field.type_name.replace(
+                    ".grpc.reflection.v1alpha.", ".grpc.reflection.v1."
+                )
     for service in v1.service:
         for method in service.method:
             for attribute in ("input_type", "output_type"):

@@ -20,8 +20,11 @@ from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import descriptor_pb2
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_reflection.v1alpha import reflection_pb2
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
 
 from tests.support import auth
 from tests.support.processes import ServiceProcess, running_service
@@ -119,6 +122,19 @@ def test_every_symbol_resolves_with_comments(
     comments = [loc.leading_comments for loc in contract.source_code_info.location]
     assert any("GetServerInfo describes this" in c for c in comments)
     reflection.channel.close()
+
+
+@pytest.mark.parametrize("service", sorted(SERVICES))
+def test_a_python_reflection_client_builds_every_served_service(
+    servers: dict[str, ServiceProcess], service: str
+) -> None:
+    """grpcio-reflection's client and protobuf's DescriptorPool, which check every file they
+    load (a scalar field given an empty ``type_name`` is refused), load all that is served."""
+    with grpc.insecure_channel(servers[service].address) as channel:
+        pool = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(channel))
+        for name in (SERVICES[service], HEALTH, *(f"{p}.ServerReflection" for p in PROTOCOLS)):
+            methods = pool.FindServiceByName(name).methods
+            assert methods and all(m.input_type.fields is not None for m in methods), name
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))
