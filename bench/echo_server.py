@@ -125,12 +125,11 @@ Handler = Callable[[Any, Any], Awaitable[Any]]
 
 def _replay(path: str, answers: dict[str, bytes]) -> Handler:
     async def answer(_request: Any, context: Any) -> bytes:
-        kept = answers.get(path)
-        if kept is None:
+        if path not in answers:
             await context.abort(
                 grpc.StatusCode.UNIMPLEMENTED, f"no answer kept for {path} (Echo.Keep keeps one)"
             )
-        return kept  # type: ignore[return-value]  # abort raises
+        return answers[path]
 
     return answer
 
