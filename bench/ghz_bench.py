@@ -10,9 +10,13 @@ ports, as ``./dev up`` runs them), creates the fixtures (bench/ghz_fixtures.py),
   grpc.aio one (bench/echo_server.py); for every profile, measures the product's request and
   response sizes, then runs ghz ``--reps`` times for ``--duration`` seconds against the
   product, the grpc.aio echo and the grpc-go echo in turn (alternating, so all three see the
-  same machine), and takes medians. Then the rows a Python driver measures
-  (bench/pair_rows.py) and the growth curves (bench/growth.py). Prints the table and writes
-  every repetition, the machine, the date and the versions as JSON.
+  same machine), and takes medians. A unary profile's echoes replay the product's response
+  (``--unary-baseline replay``, the default: the profile's own call, answered with the bytes
+  the product answered once, so ghz does the same work against every target) or answer an
+  opaque payload of its size (``opaque``); streams stream frames of the same size. Then the
+  rows a Python driver measures (bench/pair_rows.py) and the growth curves (bench/growth.py).
+  Prints the table and writes every repetition, the machine, the date, the versions and each
+  profile's baseline as JSON.
 * **smoke** (``--smoke``): a few hundred requests per profile against the product only; fails
   (exit 1) on any call that did not end with the profile's status, or any ghz error.
   Correctness under load, not timing.
@@ -73,7 +77,8 @@ def build_go_echo(out: Path) -> Path:
 
 @contextlib.contextmanager
 def running_baselines(tmp: Path) -> Iterator[dict[str, Server]]:
-    """The grpc.aio and grpc-go echo servers, on one descriptor set of echo.proto."""
+    """The grpc.aio and grpc-go echo servers, on one descriptor set of echo.proto and the
+    product's files (for the replay baseline)."""
     descriptors = echo_server.descriptor_set(tmp / "echo.binpb")
     binary = build_go_echo(tmp)
     script = Path(echo_server.__file__)
@@ -158,6 +163,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=3.0, help="seconds per repetition")
     parser.add_argument("--no-rows", action="store_true", help="skip the Python-driver rows")
     parser.add_argument("--no-growth", action="store_true", help="skip the growth curves")
+    parser.add_argument(
+        "--unary-baseline",
+        choices=ghz_profiles.UNARY_BASELINES,
+        default="replay",
+        help="what the echoes answer a unary profile: the product's captured response under "
+        "its own method (replay) or Echo.Unary's bytes payload of the same size (opaque)",
+    )
     parser.add_argument("--max-sessions", type=int, default=10_000, help="growth: most sessions")
     parser.add_argument(
         "--json", type=Path, default=ghz_profiles.ROOT / "bench" / "results" / "ghz.json"
@@ -176,7 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         "command": " ".join(["python", "bench/ghz_bench.py", *(argv or sys.argv[1:])]),
         "machine": machine(),
         "versions": versions(),
-        "settings": {"reps": args.reps, "duration_s": args.duration},
+        "settings": {
+            "reps": args.reps,
+            "duration_s": args.duration,
+            "unary_baseline": args.unary_baseline,
+        },
     }
     with tempfile.TemporaryDirectory(prefix="maka-ghz-bench-") as base:
         tmp = Path(base)
@@ -199,7 +215,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(report.HEADER, flush=True)
                 results["profiles"] = {
                     p.name: measure_profile(
-                        p, pair, baselines, fixtures, reps=args.reps, duration=args.duration
+                        p,
+                        pair,
+                        baselines,
+                        fixtures,
+                        reps=args.reps,
+                        duration=args.duration,
+                        unary_baseline=args.unary_baseline,
                     )
                     for p in profiles
                 }

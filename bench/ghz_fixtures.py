@@ -4,13 +4,15 @@ message sizes (the baselines answer with the same).
 :func:`create` makes a scripted session ``bench-main`` in a fresh workspace with a few turns
 in its log and ten finished runs of ``true``, twenty more sessions to list, and a scripted
 session ``ghz-<worker id>`` for every ghz worker of a profile with ``sessions_per_worker``.
-:func:`message_sizes` calls a profile's method once, from Python, with the profile's own
-request, and measures the request and the responses.
+:func:`capture` calls a profile's method once, from Python, with the profile's own
+request, and measures the request and the responses; of a unary method it also keeps the
+response's bytes exactly as the product sent them (the replay baseline answers with them).
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -102,11 +104,23 @@ def _event_sizes(response: Any, response_class: Any) -> list[int]:
     return [response_class(event=event).ByteSize() for event in (response.event, *more)]
 
 
-async def message_sizes(
-    profile: Profile, pair: Pair, fixtures: dict[str, Any]
-) -> tuple[int, int, int]:
-    """(request bytes, mean response bytes, responses per call) of one call of *profile*,
-    as its first ghz worker would make it (a coalesced response counts as its events)."""
+@dataclass(frozen=True)
+class Captured:
+    """One call of a profile's method on the live product."""
+
+    #: ``/package.Service/Method``.
+    path: str
+    request_bytes: int
+    #: The mean size of a response (an event of a coalesced one).
+    response_bytes: int
+    #: Responses per call (one for a unary method; a coalesced response counts as its events).
+    frames: int
+    #: A unary method's response, serialized as the product sent it; None for a stream.
+    response: bytes | None
+
+
+async def capture(profile: Profile, pair: Pair, fixtures: dict[str, Any]) -> Captured:
+    """One call of *profile* as its first ghz worker would make it."""
     method = _method(profile)
     request_class = message_factory.GetMessageClass(method.input_type)
     response_class = message_factory.GetMessageClass(method.output_type)
@@ -117,15 +131,12 @@ async def message_sizes(
     path = f"/{method.containing_service.full_name}/{method.name}"
     limit = int(resolve(profile.config.get("stream-call-count", 0), fixtures))
     sizes: list[int] = []
+    raw: bytes | None = None
     async with grpc.aio.insecure_channel(server.address) as channel:
         if not method.server_streaming:
-            call = channel.unary_unary(
-                path,
-                request_serializer=request_class.SerializeToString,
-                response_deserializer=response_class.FromString,
-            )
-            response = await call(request, metadata=pair.metadata, timeout=60)
-            sizes.append(response.ByteSize())
+            call = channel.unary_unary(path, request_serializer=request_class.SerializeToString)
+            raw = await call(request, metadata=pair.metadata, timeout=60)
+            sizes.append(response_class.FromString(raw).ByteSize())
         else:
             stream = channel.unary_stream(
                 path,
@@ -139,4 +150,12 @@ async def message_sizes(
                     break
     if not sizes:
         raise BenchError(f"{profile.name}: the product answered nothing")
-    return request.ByteSize(), round(sum(sizes) / len(sizes)), len(sizes)
+    return Captured(path, request.ByteSize(), round(sum(sizes) / len(sizes)), len(sizes), raw)
+
+
+async def message_sizes(
+    profile: Profile, pair: Pair, fixtures: dict[str, Any]
+) -> tuple[int, int, int]:
+    """(request bytes, mean response bytes, responses per call) of one call of *profile*."""
+    got = await capture(profile, pair, fixtures)
+    return got.request_bytes, got.response_bytes, got.frames

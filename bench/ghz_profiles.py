@@ -114,6 +114,27 @@ def product_config(profile: Profile, fixtures: dict[str, Any], *, smoke: bool) -
     return dict(resolve(config, fixtures))
 
 
+#: The baselines a profile can run against: ``replay`` (a unary profile's own call, answered
+#: with the product's captured response), ``opaque`` (``Echo.Unary``: a bytes payload of the
+#: response's size) and ``stream`` (``Echo.Stream``: frames of the responses' mean size).
+UNARY_BASELINES = ("replay", "opaque")
+
+
+def baseline_kind(profile: Profile, frames: int, unary_baseline: str) -> str:
+    """Which baseline *profile* runs against: a stream's is always ``stream``; a unary
+    profile's is *unary_baseline*."""
+    if unary_baseline not in UNARY_BASELINES:
+        raise BenchError(f"unary baseline must be one of {UNARY_BASELINES}: {unary_baseline!r}")
+    streaming = frames != 1 or profile.bench["unit"] != "req/s"
+    return "stream" if streaming else unary_baseline
+
+
+def replay_config(profile: Profile, fixtures: dict[str, Any]) -> dict[str, Any]:
+    """The profile's own settings, call and request against an echo that replays the
+    product's response (``Echo.Keep``): ghz does the same work as against the product."""
+    return product_config(profile, fixtures, smoke=False)
+
+
 def baseline_config(
     profile: Profile, request_bytes: int, response_bytes: int, frames: int
 ) -> dict[str, Any]:
@@ -124,7 +145,7 @@ def baseline_config(
         for k, v in profile.config.items()
         if k not in ("call", "data", "stream-call-count", "timeout")
     }
-    streaming = frames != 1 or profile.bench["unit"] != "req/s"
+    streaming = baseline_kind(profile, frames, "opaque") == "stream"
     config["call"] = ECHO_STREAM if streaming else ECHO_UNARY
     padding = bytes(max(0, request_bytes - 8))
     config["data"] = {

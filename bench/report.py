@@ -1,13 +1,18 @@
 """The benchmark's table: one line per profile as it finishes, and the whole run as Markdown
-(the README's Performance section is pasted from it)."""
+(the README's Performance section is pasted from it).
+
+Every row names the baseline its ratios are against (bench/ghz_run.py): ``replay`` (the
+echoes answer the profile's own call with the product's captured response), ``opaque``
+(``Echo.Unary``, a bytes payload of the same size) or ``stream`` (``Echo.Stream``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 HEADER = (
-    f"{'profile':28} {'product':>12} {'grpc.aio':>12} {'grpc-go':>12} "
-    f"{'/aio':>6} {'/go':>6} {'p50 ms':>8} {'p99 ms':>8} {'aio p99':>8}"
+    f"{'profile':28} {'baseline':>8} {'product':>12} {'grpc.aio':>12} {'grpc-go':>12} "
+    f"{'/aio':>6} {'/go':>6} {'p50 ms':>8} {'p99 ms':>8} {'aio p99':>8} "
+    f"{'srv µs/u':>17} {'ghz µs/u':>17}"
 )
 
 
@@ -15,42 +20,62 @@ def _rate(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
 
 
-def profile_line(profile: Any, medians: dict[str, dict[str, float]]) -> str:
+def _per_unit(key: str, *medians: dict[str, float]) -> list[float] | None:
+    """CPU µs per unit of *key* (``server_cores``, ``client_cores``) of each of *medians*;
+    None for older results without it."""
+    if any(key not in m for m in medians):
+        return None
+    return [1e6 * m[key] / m["per_s"] for m in medians]
+
+
+def profile_line(profile: Any, medians: dict[str, dict[str, float]], baseline: str) -> str:
     product, aio, go = medians["product"], medians["aio"], medians["go"]
+    cpu = [
+        "/".join(f"{v:.0f}" for v in per_unit) if per_unit else "—"
+        for per_unit in (
+            _per_unit("server_cores", product, aio),
+            _per_unit("client_cores", product, aio),
+        )
+    ]
     return (
-        f"{profile.name:28} {_rate(product['per_s']):>12} {_rate(aio['per_s']):>12} "
-        f"{_rate(go['per_s']):>12} {product['per_s'] / aio['per_s']:6.2f} "
-        f"{product['per_s'] / go['per_s']:6.2f} {product['p50_ms']:8.2f} "
-        f"{product['p99_ms']:8.2f} {aio['p99_ms']:8.2f}"
+        f"{profile.name:28} {baseline:>8} {_rate(product['per_s']):>12} "
+        f"{_rate(aio['per_s']):>12} {_rate(go['per_s']):>12} "
+        f"{product['per_s'] / aio['per_s']:6.2f} {product['per_s'] / go['per_s']:6.2f} "
+        f"{product['p50_ms']:8.2f} {product['p99_ms']:8.2f} {aio['p99_ms']:8.2f} "
+        f"{cpu[0]:>17} {cpu[1]:>17}"
     )
 
 
 def _busy(product: dict[str, float], aio: dict[str, float]) -> str:
-    """The servers' busy cores and CPU per unit (older results have neither: a dash)."""
+    """The servers' busy cores, their CPU per unit and ghz's (older results lack some: a
+    dash)."""
     if "server_cores" not in product or "server_cores" not in aio:
-        return "— | —"
-    per_unit = [1e6 * m["server_cores"] / m["per_s"] for m in (product, aio)]
+        return "— | — | —"
+    server = _per_unit("server_cores", product, aio) or []
+    client = _per_unit("client_cores", product, aio)
+    ghz = f"{client[0]:,.1f} / {client[1]:,.1f}" if client else "—"
     return (
         f"{product['server_cores']:.2f} / {aio['server_cores']:.2f} "
-        f"| {per_unit[0]:,.1f} / {per_unit[1]:,.1f}"
+        f"| {server[0]:,.1f} / {server[1]:,.1f} | {ghz}"
     )
 
 
 def _profiles_table(profiles: dict[str, Any]) -> list[str]:
     lines = [
-        "| profile | what it measures | product | grpc.aio echo | ratio | grpc-go echo | ratio "
-        "| p50 / p99 ms (product) | p99 ms (grpc.aio) | p99 ratio "
-        "| server cores busy (product / grpc.aio) | server CPU µs per unit (product / grpc.aio) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| profile | what it measures | baseline | product | grpc.aio echo | ratio | grpc-go echo "
+        "| ratio | p50 / p99 ms (product) | p99 ms (grpc.aio) | p99 ratio "
+        "| server cores busy (product / grpc.aio) | server CPU µs per unit (product / grpc.aio) "
+        "| ghz CPU µs per unit (product / grpc.aio) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, entry in profiles.items():
         m, unit = entry["median"], entry["unit"]
         product, aio, go = m["product"], m["aio"], m["go"]
         lines.append(
             f"| `{name}` | {entry['measures']} (c={entry['concurrency']}) "
-            f"| {_rate(product['per_s'])} {unit} | {_rate(aio['per_s'])} "
-            f"| {product['per_s'] / aio['per_s']:.2f} | {_rate(go['per_s'])} "
-            f"| {product['per_s'] / go['per_s']:.2f} "
+            f"| {entry.get('baseline', '—')} | {_rate(product['per_s'])} {unit} "
+            f"| {_rate(aio['per_s'])} | {product['per_s'] / aio['per_s']:.2f} "
+            f"| {_rate(go['per_s'])} | {product['per_s'] / go['per_s']:.2f} "
             f"| {product['p50_ms']:.1f} / {product['p99_ms']:.1f} | {aio['p99_ms']:.1f} "
             f"| {product['p99_ms'] / aio['p99_ms']:.1f}x | {_busy(product, aio)} |"
         )
