@@ -338,12 +338,23 @@ class Authenticator:
 
 def bearer_token(metadata: Any) -> str | None:
     """The token of the ``authorization`` metadata (``""`` when it is not a bearer token)."""
+    value = authorization(metadata)
+    return _token_of(value) if value is not None else None
+
+
+def authorization(metadata: Any) -> str | bytes | None:
+    """The first ``authorization`` metadata value, as sent."""
     for key, value in metadata or ():
         if key == "authorization":
-            text = value.decode() if isinstance(value, bytes) else str(value)
-            scheme, _, token = text.strip().partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else ""
+            return value  # type: ignore[no-any-return]
     return None
+
+
+def _token_of(value: str | bytes) -> str:
+    """The bearer token of an ``authorization`` value (``""`` when it is not one)."""
+    text = value.decode() if isinstance(value, bytes) else str(value)
+    scheme, _, token = text.strip().partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
 
 
 def certificate_name(context: Any) -> str | None:
@@ -365,6 +376,8 @@ class Gate:
         self.authenticator = authenticator
         self.domain = domain
         self.mtls = mtls
+        #: ``authorization`` values that authenticated, and their tokens (parsed once).
+        self._tokens: dict[str | bytes, str] = {}
 
     def _refusal(
         self,
@@ -412,10 +425,45 @@ class Gate:
         certificate's (the handshake has verified it against the client CA)."""
         if method.startswith(OPEN_PREFIXES):
             return None
-        token = bearer_token(context.invocation_metadata())
+        header = authorization(context.invocation_metadata())
+        token = _token_of(header) if header is not None else None
         principal = self.authenticator.by_token(token) if token else None
         if principal is None and token is None and self.mtls:
             name = certificate_name(context)
             principal = self.authenticator.by_certificate(name) if name else None
         refusal = self.decide(method, principal, token is not None)
-        return refusal if refusal is not None else principal
+        if refusal is not None:
+            return refusal
+        if header is not None and token:
+            if len(self._tokens) >= REMEMBERED_TOKENS:
+                self._tokens.clear()
+            self._tokens[header] = token
+        return principal
+
+    def for_method(self, method: str) -> Callable[[Any], Principal | grpc.Status | None]:
+        """:meth:`principal_of` for *method*'s calls, with what depends on the method alone
+        found once. A call whose ``authorization`` value was admitted before is checked with
+        its token parsed then (the token itself is authenticated on every call,
+        :meth:`Authenticator.by_token`); every other call, refusals included, takes
+        :meth:`principal_of`."""
+        if method.startswith(OPEN_PREFIXES):
+            return _anyone
+        needs = METHOD_ROLES.get(method)
+        tokens, by_token, slow = self._tokens, self.authenticator.by_token, self.principal_of
+
+        def principal_of(context: Any) -> Principal | grpc.Status | None:
+            for key, value in context.invocation_metadata() or ():
+                if key == "authorization":
+                    token = tokens.get(value)
+                    principal = by_token(token) if token is not None else None
+                    if principal is not None and (needs is None or principal.has_any(needs)):
+                        return principal
+                    break
+            return slow(method, context)
+
+        return principal_of
+
+
+def _anyone(context: Any) -> None:
+    """The caller of a method open to everyone: nobody in particular."""
+    return None

@@ -39,7 +39,7 @@ from maka_runtime.common.auth import Gate
 from maka_runtime.common.handlers import behaviour_of, same_shape
 from maka_runtime.common.logs import calls, id_fields_of, set_log_context
 from maka_runtime.common.metrics import Metrics, status_name
-from maka_runtime.common.principal import set_current_principal
+from maka_runtime.common.principal import Principal, set_current_principal
 from maka_runtime.common.request_guard import (
     Refused,
     RequestLimits,
@@ -89,13 +89,13 @@ class _Call:
         self.decode = guarded_deserializer(
             handler.request_deserializer, pipeline.limits, pipeline.domain
         )
-        self.gate = pipeline.gate
+        self.principal_of = pipeline.gate.for_method(method)
         self.ids = id_fields_of(request_type(handler.request_deserializer))
 
     def enter(self, context: Any) -> Refused | None:
         """Authenticate the call (its principal becomes the current one); the refusal, if
         it is refused."""
-        found = self.gate.principal_of(self.method, context)
+        found = self.principal_of(context)
         if isinstance(found, grpc.Status):
             return Refused(found)
         if found is not None:
@@ -127,7 +127,7 @@ class _Call:
         several times what it costs in a tight loop (caches are cold between calls)."""
         method, principal_of, decode, ids, done = (
             self.method,
-            self.gate.principal_of,
+            self.principal_of,
             self.decode,
             self.ids,
             self.done,
@@ -139,12 +139,12 @@ class _Call:
             started = perf_counter()
             error: BaseException | None = None
             try:
-                found = principal_of(method, context)
-                if isinstance(found, grpc.Status):
+                found = principal_of(context)
+                if isinstance(found, Principal):  # else a refusal, or an open method's None
+                    log.debug("%s called by %s", method, found.id)
+                elif found is not None:
                     await context.abort_with_status(found)
                     raise AssertionError("abort returned")  # pragma: no cover
-                if found is not None:
-                    log.debug("%s called by %s", method, found.id)
                 set_current_principal(found)
                 request = decode(raw)
                 if isinstance(request, Refused):

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
-from google.protobuf import unknown_fields
 from google.protobuf.message import DecodeError, Message
+from google.protobuf.unknown_fields import UnknownFieldSet
 from maka_runtime_proto.common.v1 import errors_pb2
 
 from maka_runtime.common.aio import race
@@ -81,7 +81,7 @@ def _wrong_wire_type(message: Message, nested: bool = True) -> tuple[str, str] |
     corrupt input, not a newer client's addition (unknown numbers still pass). *nested*
     False: *message*'s type holds no messages, so only its own unknown fields are looked at."""
     descriptor = message.DESCRIPTOR
-    unknown_set: Any = unknown_fields.UnknownFieldSet(message)
+    unknown_set: Any = UnknownFieldSet(message)
     for unknown in unknown_set:
         known = descriptor.fields_by_number.get(unknown.field_number)
         if known is not None:
@@ -152,7 +152,7 @@ def guarded_deserializer(
                 UNDECODABLE,
                 message_type=type_name,
             )
-        if isinstance(request, Message):
+        if isinstance(request, Message) and (nested or len(UnknownFieldSet(request))):
             wrong = _wrong_wire_type(request, nested)
             if wrong is not None:
                 return refuse(

@@ -198,6 +198,9 @@ def test_server_info_names_the_caller_and_only_the_caller(
         otto = answer(call["GetServerInfo"], process.address, bearer(tokens["operator"]))
         assert (carol.principal, list(carol.principal_roles)) == ("carol", ["client"])
         assert (otto.principal, list(otto.principal_roles)) == ("otto", ["operator"])
+        # Each caller's answer is kept (serialized) for that caller only.
+        again = answer(call["GetServerInfo"], process.address, bearer(tokens["client"]))
+        assert (again.principal, list(again.principal_roles)) == ("carol", ["client"])
 
 
 def test_health_is_open_and_reflection_is_not(

@@ -25,6 +25,7 @@ from tests.foundation.test_request_guard import LIMITS, pipeline
 Request = health_pb2.HealthCheckRequest
 Response = health_pb2.HealthCheckResponse
 SERVED = Response(status=Response.SERVING)
+NOT_SERVING = Response(status=Response.NOT_SERVING)
 
 
 class Refused(Exception):
@@ -83,6 +84,13 @@ class Servicer:
             raise RuntimeError("secret detail")
         return SERVED
 
+    @MAPPING.unary()
+    async def Serialized(self, request: Any, context: Any) -> Any:
+        """An answer kept serialized is sent as it is; a message is serialized as usual."""
+        if request.service == "bytes":
+            return NOT_SERVING.SerializeToString()
+        return SERVED
+
     @counted(OUTER_CALLS)
     @MAPPING.unary()
     async def Counted(self, request: Any, context: Any) -> Any:
@@ -98,7 +106,7 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[str, Servicer]]:
         name: grpc.unary_unary_rpc_method_handler(
             getattr(servicer, name), Request.FromString, Response.SerializeToString
         )
-        for name in ("Serve", "Counted")
+        for name in ("Serve", "Serialized", "Counted")
     }
     Registrar(server, pipeline(tmp_path)).add_registered_method_handlers("t.T", handlers)
     port = server.add_insecure_port("127.0.0.1:0")
@@ -126,6 +134,14 @@ async def test_the_pipeline_runs_a_mapped_method_without_its_wrapper(
     assert chain[0] == "test_pipeline_errors.py:Serve"
     assert "pipeline.py:unary" in chain[:3]
     assert not [name for name in chain if name.startswith("status.py:")], chain
+
+
+async def test_a_unary_answer_may_be_handed_over_serialized(
+    served: tuple[str, Servicer],
+) -> None:
+    address, _ = served
+    assert await _call(address, "Serialized", "bytes") == NOT_SERVING
+    assert await _call(address, "Serialized", "message") == SERVED
 
 
 async def test_a_mapped_error_keeps_its_status(served: tuple[str, Servicer]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from maka_runtime.resource.core import ShellRunPage
+from maka_runtime.resource.core import SessionArchivedError, ShellRunPage
 from maka_runtime.resource.server import parse_config
 from tests.resource.conftest import (
     SESSION_ID,
@@ -159,3 +159,20 @@ def test_the_bound_is_a_setting(tmp_path: Path) -> None:
     assert config.shell.list_page_cache == 5
     default = parse_config(["--data-dir", str(tmp_path)])
     assert default.shell.list_page_cache == TEST_CONFIG.list_page_cache == 64
+
+
+async def test_a_kept_page_of_an_admitted_session_is_answered_without_the_full_lookup(
+    host: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await host.coordinator.register_session(SESSION_ID)  # a session memory admits callers to
+    ended = await finished(host, 2)
+    first = await host.coordinator.list_runs(SESSION_ID, page_size=10)
+    checks = count_calls(monkeypatch, host.coordinator._admission, "check")
+    again = await host.coordinator.list_runs(SESSION_ID, page_size=10)
+    assert again is first and list(again.runs) == ended and checks == []
+    # A query whose page is not kept takes the full path: the session is checked.
+    other = await host.coordinator.list_runs(SESSION_ID, page_size=1)
+    assert list(other.runs) == ended[:1] and len(checks) == 1
+    await host.coordinator.archive_session(SESSION_ID)
+    with pytest.raises(SessionArchivedError):  # kept, but no longer admitted: refused
+        await host.coordinator.list_runs(SESSION_ID, page_size=10)

@@ -65,19 +65,21 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         self._sessions = SessionProtos(session_protos)
         #: As many as the kernel keeps pages (``--list-page-cache``).
         self._pages = PageProtos(list_pages, self._sessions)
-        self._info: PerCaller[bool, pb.GetServerInfoResponse] = PerCaller(
+        self._info: PerCaller[bool, bytes] = PerCaller(
             lambda caller, draining: server_info(
                 host,
                 caller,
                 draining=draining,
                 default_backend=default_backend,
                 resource_address=resource_address,
-            )
+            ).SerializeToString()
         )
 
-    async def GetServerInfo(
+    # The kept answers below are handed to gRPC serialized (the pipeline's serializer passes
+    # bytes through: maka_runtime.common.handlers.passing_bytes), hence the wider return type.
+    async def GetServerInfo(  # type: ignore[override]
         self, request: pb.GetServerInfoRequest, context: Context
-    ) -> pb.GetServerInfoResponse:
+    ) -> bytes:
         return self._info(self._host.draining)
 
     @unary
@@ -90,18 +92,18 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
         return pb.CreateSessionResponse(session=convert.session_to_proto(header))
 
     @unary
-    async def GetSession(
+    async def GetSession(  # type: ignore[override]
         self, request: pb.GetSessionRequest, context: Context
-    ) -> pb.GetSessionResponse:
+    ) -> bytes:
         header = self._kernel.session_now(request.session_id)
         if header is None:
             header = await self._kernel.get_session(request.session_id)
         return self._sessions.of(header)
 
     @unary
-    async def ListSessions(
+    async def ListSessions(  # type: ignore[override]
         self, request: pb.ListSessionsRequest, context: Context
-    ) -> pb.ListSessionsResponse:
+    ) -> bytes:
         page = await self._kernel.list_sessions(convert.session_query(request))
         return self._pages.of(page)
 

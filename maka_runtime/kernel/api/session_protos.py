@@ -4,12 +4,13 @@ A ``Session`` message is about twenty fields and three timestamps converted from
 a loaded server that was most of a ``GetSession`` call's own CPU. Headers are immutable, and
 the store hands out the same header object for as long as it is what was committed (its header
 cache, ``--session-header-cache``), so the message built for a header object is kept with it
-(as the whole ``GetSessionResponse``, so a call copies nothing) and used again while the store
-keeps handing out that object. A changed header is a new object,
-and gets a new message: an answer is never older than the header it came from.
+(with the whole ``GetSessionResponse`` serialized: gRPC sends those bytes as they are,
+:func:`~maka_runtime.common.handlers.passing_bytes`, so a call neither builds nor encodes
+anything) and used again while the store keeps handing out that object. A changed header is a
+new object, and gets a new message: an answer is never older than the header it came from.
 
 At most as many messages are kept as the store keeps headers; the oldest is forgotten first.
-A kept message is shared between calls: gRPC only serializes it; nothing may change it.
+A kept message is shared between calls (``ListSessions`` pages copy it): nothing may change it.
 """
 
 from __future__ import annotations
@@ -28,28 +29,32 @@ class SessionProtos:
 
     def __init__(self, limit: int) -> None:
         self._limit = limit
-        self._built: dict[str, tuple[SessionHeader, pb.GetSessionResponse]] = {}
+        self._built: dict[str, tuple[SessionHeader, pb.Session, bytes]] = {}
 
     def session_of(self, header: SessionHeader) -> pb.Session:
-        """The ``Session`` message of *header* (inside its kept answer; copy it, never
-        change it)."""
-        return self.of(header).session
+        """The ``Session`` message of *header* (kept: copy it, never change it)."""
+        return self._entry(header)[1]
 
-    def of(self, header: SessionHeader) -> pb.GetSessionResponse:
+    def of(self, header: SessionHeader) -> bytes:
+        """``GetSession``'s answer for *header*, serialized."""
+        return self._entry(header)[2]
+
+    def _entry(self, header: SessionHeader) -> tuple[SessionHeader, pb.Session, bytes]:
         found = self._built.get(header.id)
         if found is not None and found[0] is header:
-            return found[1]
-        session = pb.GetSessionResponse(session=convert.session_to_proto(header))
+            return found
+        answer = pb.GetSessionResponse(session=convert.session_to_proto(header))
+        built = (header, answer.session, answer.SerializeToString())
         if self._limit > 0:
             self._built.pop(header.id, None)
             if len(self._built) >= self._limit:
                 del self._built[next(iter(self._built))]
-            self._built[header.id] = (header, session)
-        return session
+            self._built[header.id] = built
+        return built
 
 
-class PageProtos(AnswersByObject[SessionPage, pb.ListSessionsResponse]):
-    """The ``ListSessionsResponse`` of a page object, built once.
+class PageProtos(AnswersByObject[SessionPage, bytes]):
+    """The ``ListSessionsResponse`` of a page object, built and serialized once.
 
     The kernel serves the very page object it keeps for a query while nothing that page shows
     has changed (:mod:`maka_runtime.kernel.core.session_pages`), so the answer built for a page
@@ -64,5 +69,5 @@ class PageProtos(AnswersByObject[SessionPage, pb.ListSessionsResponse]):
             lambda page: pb.ListSessionsResponse(
                 sessions=[sessions.session_of(h) for h in page.sessions],
                 next_page_token=page.next_page_token,
-            ),
+            ).SerializeToString(),
         )

@@ -30,6 +30,9 @@ from maka_runtime.kernel.core.validation import KernelLimits, check_length
 
 __all__ = ["SessionPages"]
 
+#: A query as asked, and the owners its caller lists.
+_Key = tuple[SessionQuery, tuple[str, ...] | None]
+
 
 class SessionPages:
     """The kernel's ``list_sessions``: checks the query, then a kept page or the store's."""
@@ -37,7 +40,7 @@ class SessionPages:
     def __init__(self, store: SessionStore, limits: KernelLimits) -> None:
         self._store = store
         self._limits = limits
-        self._kept: OrderedDict[SessionQuery, tuple[int, SessionPage]] = OrderedDict()
+        self._kept: OrderedDict[_Key, tuple[int, SessionPage]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -49,18 +52,21 @@ class SessionPages:
         check_length("page_token", query.page_token)
         if query.label is not None:
             check_length("label", query.label)
-        query = dataclasses.replace(
-            query, max_bytes=limits.max_response_bytes, owners=listed_owners(current_principal())
-        )
+        owners = listed_owners(current_principal())
+        # Kept under the query as asked and the owners listed: the query the store is given
+        # (the byte bound and those owners put in) is built only when the store is asked.
+        key = (query, owners)
         version = self._store.listing_version
-        kept = self._kept.get(query)
+        kept = self._kept.get(key)
         if kept is not None and kept[0] == version:
-            self._kept.move_to_end(query)
+            self._kept.move_to_end(key)
             return kept[1]
-        page = await self._store.list_sessions(query)
+        page = await self._store.list_sessions(
+            dataclasses.replace(query, max_bytes=limits.max_response_bytes, owners=owners)
+        )
         if limits.list_page_cache > 0:
-            self._kept[query] = (version, page)
-            self._kept.move_to_end(query)
+            self._kept[key] = (version, page)
+            self._kept.move_to_end(key)
             while len(self._kept) > limits.list_page_cache:
                 self._kept.popitem(last=False)
         return page

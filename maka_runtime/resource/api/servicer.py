@@ -17,6 +17,8 @@ from maka_runtime_proto.resource.v1 import resource_pb2 as pb
 from maka_runtime_proto.resource.v1 import resource_pb2_grpc
 
 from maka_runtime.common.aio import TaskOwner, race
+from maka_runtime.common.kept_answers import AnswersByObject
+from maka_runtime.common.per_caller import DEFAULT_LIMIT as PER_CALLER_LIMIT
 from maka_runtime.resource.api import convert
 from maka_runtime.resource.api.connections import ConnectionRegistry
 from maka_runtime.resource.api.run_protos import PageProtos, RunProtos
@@ -73,14 +75,20 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         self._pages = PageProtos(list_pages, self._protos)
         self._connections = connections
         self._server_info = server_info
+        #: The answer *server_info* keeps per caller and state, serialized once per message.
+        self._info: AnswersByObject[pb.GetServerInfoResponse, bytes] = AnswersByObject(
+            PER_CALLER_LIMIT, lambda message: message.SerializeToString()
+        )
         self._shutdown = shutdown
         self._closing = closing
 
+    # The kept answers below are handed to gRPC serialized (the pipeline's serializer passes
+    # bytes through: maka_runtime.common.handlers.passing_bytes), hence the wider return type.
     @unary()
-    async def GetServerInfo(
+    async def GetServerInfo(  # type: ignore[override]
         self, request: pb.GetServerInfoRequest, context: _Context
-    ) -> pb.GetServerInfoResponse:
-        return self._server_info()
+    ) -> bytes:
+        return self._info.of(self._server_info())
 
     @streaming()
     async def OpenConnection(
@@ -128,12 +136,16 @@ class ResourceServicer(resource_pb2_grpc.ResourceServiceServicer):
         return pb.StartBackgroundResponse(run=convert.run_to_proto(record))
 
     @unary()
-    async def GetRun(self, request: pb.GetRunRequest, context: _Context) -> pb.GetRunResponse:
+    async def GetRun(  # type: ignore[override]
+        self, request: pb.GetRunRequest, context: _Context
+    ) -> bytes:
         record = await self._resources.get(request.session_id, request.ref)
         return self._protos.answer(record)
 
     @unary()
-    async def ListRuns(self, request: pb.ListRunsRequest, context: _Context) -> pb.ListRunsResponse:
+    async def ListRuns(  # type: ignore[override]
+        self, request: pb.ListRunsRequest, context: _Context
+    ) -> bytes:
         page = await self._resources.list_runs(
             request.session_id, page_size=request.page_size, page_token=request.page_token
         )

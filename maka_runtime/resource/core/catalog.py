@@ -72,6 +72,7 @@ class RunCatalog:
         self._closed = False
         #: Pages of a named session, kept while none of its runs changed (:mod:`.catalog_pages`).
         self._pages = RunPages(context.config.list_page_cache, context.store.session_version)
+        self.pages = self._pages
 
     def changed(self, record: ShellRunRecord) -> None:
         """A revision of *record* was committed: queue it for the session's watchers."""

@@ -50,6 +50,10 @@ class RunPages:
         self._kept.move_to_end(key)
         return version, kept[1]
 
+    def kept(self, key: PageKey) -> ShellRunPage | None:
+        """The page kept for *key* if it is still right (:meth:`get` without the version)."""
+        return self.get(key)[1]
+
     def keep(self, key: PageKey, version: int, page: ShellRunPage) -> None:
         """Keep *page*, read for *key* when the session's version was *version*."""
         if self._limit <= 0 or any(run.active for run in page.runs):

@@ -172,11 +172,9 @@ class ResourceHost:
             return await self._supervisor.stop(session_id, ref)
 
     async def get(self, session_id: str, ref: str) -> ShellRunRecord:
-        """The run as of now; *session_id* may be empty (see :meth:`run_session`).
-
-        A finished run that memory answers for, in a session memory admits the caller to, is
-        answered without awaiting anything (the most frequent read of all: a client polling
-        a result); every other case, errors included, takes :meth:`run_session`."""
+        """The run as of now; *session_id* may be empty (see :meth:`run_session`). A finished
+        run memory answers for, in a session memory admits the caller to, needs no await (a
+        client polling a result); every other case, errors included, takes :meth:`run_session`."""
         record = self._supervisor.finished_now(ref)
         if (
             record is not None
@@ -191,8 +189,12 @@ class ResourceHost:
     async def list_runs(
         self, session_id: str, *, page_size: int = 0, page_token: str = ""
     ) -> ShellRunPage:
-        """A page of the session's runs; with an empty *session_id*, of every run that
-        :meth:`run_session` would let its ref see."""
+        """A page of the session's runs (a kept page needs no await when memory admits the
+        caller); with an empty *session_id*, of every run :meth:`run_session` lets its ref see."""
+        if session_id and self._admission.admitted_now(session_id):
+            kept = self._supervisor.catalog.pages.kept((session_id, page_size, page_token))
+            if kept is not None:
+                return kept
         with self._internal_failures("list_runs"):
             if not session_id:
                 return await self._supervisor.catalog.list_session(

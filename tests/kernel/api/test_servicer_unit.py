@@ -56,7 +56,8 @@ async def test_create_and_get_convert_the_header_both_ways(servicer: KernelServi
         pb.GetSessionRequest(session_id=created.id),
         RecordingContext(),
     )
-    assert got.session == created
+    # The answer is handed to gRPC serialized (its serializer passes bytes through).
+    assert pb.GetSessionResponse.FromString(got).session == created
 
 
 async def test_get_session_of_a_held_header_awaits_no_store_read(
@@ -65,7 +66,7 @@ async def test_get_session_of_a_held_header_awaits_no_store_read(
     created = await _create(servicer)
     reads = count_calls(monkeypatch, servicer._kernel.store, "read_header")
     got = await servicer.GetSession(pb.GetSessionRequest(session_id=created.id), RecordingContext())
-    assert got.session == created
+    assert pb.GetSessionResponse.FromString(got).session == created
     assert reads == []
     with pytest.raises(Aborted) as aborted:  # an unknown id takes the awaited path
         await servicer.GetSession(pb.GetSessionRequest(session_id="nobody"), RecordingContext())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from maka_runtime_proto.kernel.v1 import kernel_pb2 as pb
 
 from maka_runtime.kernel.api import convert
 from maka_runtime.kernel.api.session_protos import SessionProtos
@@ -24,6 +25,10 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[SessionHeader]:
     return count_calls(monkeypatch, convert, "session_to_proto")
 
 
+def name_in(answer: bytes) -> str:
+    return pb.GetSessionResponse.FromString(answer).session.name
+
+
 def ids(headers: list[SessionHeader]) -> list[str]:
     return [value.id for value in headers]
 
@@ -35,7 +40,9 @@ def test_the_same_header_object_is_answered_without_converting_again(
     first = header()
     answer = protos.of(first)
     assert protos.of(first) is answer
-    assert answer.session.id == "s" and answer.session.name == "first"
+    session = pb.GetSessionResponse.FromString(answer).session
+    assert session.id == "s" and session.name == "first"
+    assert protos.session_of(first) == session
     assert ids(builds) == ["s"]
 
 
@@ -44,9 +51,10 @@ def test_a_changed_header_gets_its_own_answer(builds: list[SessionHeader]) -> No
     old = header()
     protos.of(old)
     renamed = dataclasses.replace(old, name="second")
-    assert protos.of(renamed).session.name == "second"
+    assert name_in(protos.of(renamed)) == "second"
+    assert protos.session_of(renamed).name == "second"
     # An equal header that is another object is converted again, never assumed equal.
-    assert protos.of(dataclasses.replace(renamed)).session.name == "second"
+    assert name_in(protos.of(dataclasses.replace(renamed))) == "second"
     assert ids(builds) == ["s", "s", "s"]
 
 

@@ -31,7 +31,8 @@ def test_a_page_s_answer_is_built_once_and_the_answers_are_bounded() -> None:
     pages = [SessionPage(sessions=(spec_header(name),)) for name in "abc"]
     protos = PageProtos(2, SessionProtos(8))
     answer = protos.of(pages[0])
-    assert protos.of(pages[0]) is answer and [s.id for s in answer.sessions] == ["a"]
+    listed = pb.ListSessionsResponse.FromString(answer)  # kept serialized, sent as it is
+    assert protos.of(pages[0]) is answer and [s.id for s in listed.sessions] == ["a"]
     equal = SessionPage(sessions=pages[0].sessions)  # another page object: built anew
     assert protos.of(equal) is not answer and protos.of(equal) == answer
     for page in pages:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from maka_runtime_proto.resource.v1 import resource_pb2 as pb
+
 from maka_runtime.resource.api.convert import run_to_proto
 from maka_runtime.resource.api.run_protos import RunProtos
 from maka_runtime.resource.core import ShellRunRecord
@@ -57,10 +59,24 @@ def test_the_messages_kept_stay_within_their_bytes_least_recent_first_out() -> N
     assert protos.of(big) is not protos.of(big)  # above a quarter of the bound: not kept
 
 
-def test_get_run_answers_a_finished_run_with_the_answer_it_kept() -> None:
+def test_get_run_answers_a_finished_run_with_the_answer_it_kept_serialized() -> None:
     protos = RunProtos(1 << 20)
     record = _record(1, stdout="kept\n")
     answer = protos.answer(record)
-    assert protos.answer(record) is answer and answer.run == run_to_proto(record)
+    assert protos.answer(record) is answer
+    assert pb.GetRunResponse.FromString(answer).run == run_to_proto(record)
     running = _record(2, status="running")
     assert protos.answer(running) is not protos.answer(running)
+
+
+def test_a_record_read_anew_is_answered_from_itself_not_from_the_kept_bytes() -> None:
+    protos = RunProtos(1 << 20)
+    record = _record(1, stdout="first\n")
+    kept = protos.answer(record)
+    # The same ref, another record object (e.g. read back after the kept one was dropped):
+    # its own answer, never the bytes kept for the other.
+    changed = dataclasses.replace(record, exit_code=7, change_seq=9)
+    answer = protos.answer(changed)
+    assert answer != kept
+    assert pb.GetRunResponse.FromString(answer).run == run_to_proto(changed)
+    assert protos.answer(changed) is answer and len(protos) == 1

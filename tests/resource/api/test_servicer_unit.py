@@ -57,7 +57,8 @@ async def test_a_foreground_run_streams_its_output_then_its_final_record(
     assert output == {pb.OUTPUT_STREAM_STDOUT: b"out", pb.OUTPUT_STREAM_STDERR: b"err"}
     run = responses[-1].result
     assert (run.status, run.exit_code) == (pb.RUN_STATUS_FAILED, 3)
-    got = await servicer.GetRun(pb.GetRunRequest(ref=run.ref), RecordingContext())
+    answer = await servicer.GetRun(pb.GetRunRequest(ref=run.ref), RecordingContext())
+    got = pb.GetRunResponse.FromString(answer)  # the answer is handed to gRPC serialized
     assert got.run.ref == run.ref and got.run.exit_code == 3
 
 

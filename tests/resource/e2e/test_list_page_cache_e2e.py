@@ -46,7 +46,8 @@ def test_a_page_s_answer_is_built_once_and_the_answers_are_bounded() -> None:
     pages = [ShellRunPage(runs=(record,), next_page_token="") for record in records]
     protos = PageProtos(2, RunProtos(1 << 20))
     answer = protos.of(pages[0])
-    assert protos.of(pages[0]) is answer and [run.ref for run in answer.runs] == [records[0].ref]
+    listed = pb.ListRunsResponse.FromString(answer)  # kept serialized, sent as it is
+    assert protos.of(pages[0]) is answer and [run.ref for run in listed.runs] == [records[0].ref]
     for page in pages:
         protos.of(page)
     assert len(protos) == 2
