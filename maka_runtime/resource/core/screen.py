@@ -8,7 +8,7 @@ counts what it skipped (``skipped_bytes``). The replay log still holds the exact
 server's rendering of a flood is approximate, and only about state that scrolled away inside the
 skipped part. While output outruns the emulator, the periodic render draws nothing
 (:meth:`TerminalScreen.render_slice`): the queue then holds only the newest part of a flood, which
-the rest of the flood skips or scrolls away, and each slice drawn of it cost the event loop 1 to 2
+the rest of the flood skips or scrolls away, and each slice drawn of it cost the event loop 1 to 5
 ms per interval (0.8 to 4 ms of CPU per MB of a flood through ``Attach``: the slower the flood, the
 more). The first slice after the flood, and any snapshot, draw the newest output.
 """
