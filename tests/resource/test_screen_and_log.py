@@ -10,8 +10,11 @@ import pyte.screens
 import pytest
 from wcwidth import wcwidth
 
+from maka_runtime.resource.core import PtyOutput
 from maka_runtime.resource.core import screen as screen_module
+from maka_runtime.resource.core.config import ShellRunConfig
 from maka_runtime.resource.core.journal import JournalWriter
+from maka_runtime.resource.core.live_output import RunOutput
 from maka_runtime.resource.core.output import (
     OutputChunk,
     OutputEvent,
@@ -21,6 +24,7 @@ from maka_runtime.resource.core.output import (
 )
 from maka_runtime.resource.core.output_follow import check_after, follow_live
 from maka_runtime.resource.core.screen import TerminalScreen, _Screen
+from tests.support.run_records import run_record
 
 
 def test_the_screen_renders_rows_cursor_and_wide_characters() -> None:
@@ -102,6 +106,47 @@ def test_a_chunk_larger_than_the_queue_keeps_its_newest_half_from_a_line_start()
     assert flood[-kept - 1 : -kept] == b"\n"  # the kept part starts a line
     assert screen.skipped_bytes == len(b"partial") + len(flood) - kept
     assert screen.snapshot().screen == ("row 0298", "row 0299", "")
+
+
+def test_no_slice_is_drawn_while_a_flood_outruns_the_emulator() -> None:
+    screen = TerminalScreen(20, 3, max_pending=1024)
+    screen.feed(b"before\r\n")
+    assert screen.render_slice(64) == 0  # a quiet terminal is drawn slice by slice
+    for n in range(300):
+        screen.feed(b"line %d\r\n" % n)  # skips ahead
+    queued = screen.pending
+    assert screen.skipped_bytes > 0
+    assert screen.render_slice(64) == queued  # nothing drawn: the flood outran the emulator
+    assert screen.render_slice(64) == queued - 64  # it stopped: slices are drawn again
+    snapshot = screen.snapshot()
+    assert snapshot.screen == ("line 298", "line 299", "")
+    assert all(row.startswith(("line ", "before")) for row in snapshot.scrollback)
+
+
+async def test_the_periodic_render_of_a_run_waits_out_a_flood() -> None:
+    config = ShellRunConfig(screen_max_pending=1024, render_slice_bytes=64, render_interval=0.0)
+    record = run_record("pty-flood", mode="pty", output=PtyOutput(cols=20, rows=3))
+    output = RunOutput(
+        record,
+        config,
+        journal=JournalWriter(None, 0),
+        open_journal=lambda: None,
+        emit_output=None,
+        respond=lambda _: None,
+    )
+    screen = output.screen
+    assert screen is not None
+    output.on_output("pty", b"".join(b"line %d\r\n" % n for n in range(300)))
+    queued = screen.pending
+    await asyncio.sleep(0)  # the render step scheduled by that chunk runs first
+    assert screen.pending == queued  # it drew nothing of the flood
+    for _ in range(4 * (queued // 64 + 1)):  # no more output: the next steps draw it
+        if not screen.pending:
+            break
+        await asyncio.sleep(0)  # a step (a slice) per pass of the loop
+    assert screen.pending == 0
+    assert screen.snapshot().screen == ("line 298", "line 299", "")
+    output.close()
 
 
 def test_rows_with_double_width_characters_after_narrow_ones_render_once() -> None:

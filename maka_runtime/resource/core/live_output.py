@@ -126,11 +126,12 @@ class RunOutput:
     def _render_step(self) -> None:
         # Rendering is rate-limited (one slice per interval) so that a flood cannot monopolise
         # the event loop: pyte renders well under 1 MB/s. What rendering cannot keep up with
-        # is skipped (see screen.py); snapshots render whatever is still queued.
+        # is skipped, and while it is, no slice is drawn (see screen.py); snapshots render
+        # whatever is still queued.
         if self.screen is None:
             return
         loop = asyncio.get_running_loop()
-        remaining = self.screen.render(self._render_slice)
+        remaining = self.screen.render_slice(self._render_slice)
         self._next_render_at = loop.time() + self._render_interval
         if remaining:
             loop.call_later(self._render_interval, self._render_step)
