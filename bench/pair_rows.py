@@ -67,7 +67,9 @@ async def first_event(pair: Pair, aio: Server, workspace: Path, turns: int) -> d
                 kpb.StartTurnRequest(session_id=session, text=text), metadata=auth, timeout=60
             )
         ]
-        _, request_class, response_class = echo_server.messages(aio_descriptors(aio))
+        found = echo_server.Descriptors(aio_descriptors(aio))
+        request_class = found.message("maka.bench.echo.v1.EchoRequest")
+        response_class = found.message("maka.bench.echo.v1.EchoResponse")
         stream = echannel.unary_stream(
             f"/{echo_server.SERVICE}/Stream",
             request_serializer=request_class.SerializeToString,
