@@ -35,6 +35,13 @@ def _processes_of(record: ShellRunRecord) -> list[int]:
     return [pid for pid in iter_pids() if environ_has(pid, entry) and not process_gone(pid)]
 
 
+def _touching(host: Host, marker: Path) -> asyncio.Task[ShellRunRecord]:
+    """A foreground run that creates *marker* if anything of its command runs."""
+    return asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+    )
+
+
 class HeldInsert:
     """The real store's insert, held until the test says how it ends."""
 
@@ -75,9 +82,7 @@ async def test_a_refused_record_ends_the_process_at_its_gate(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
     marker = scratch_dir / "ran"
-    starting = asyncio.create_task(
-        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
-    )
+    starting = _touching(host, marker)
     spawned = await held.entered
     assert len(spawned) == 1  # the leader started while its record was being committed
     held.outcome.set_result(PersistenceFailedError("the disk is full"))
@@ -93,9 +98,7 @@ async def test_a_run_stopped_while_its_record_commits_runs_nothing(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
     marker = scratch_dir / "ran"
-    starting = asyncio.create_task(
-        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
-    )
+    starting = _touching(host, marker)
     spawned = await held.entered
     host.manager.begin_drain()  # reaches the run before it has a record
     held.outcome.set_result(None)  # the record commits
@@ -130,9 +133,7 @@ async def test_a_gated_process_that_cannot_be_ended_does_not_keep_its_run_live(
 
     monkeypatch.setattr(ProcessHandle, "kill", failing_kill)
     marker = scratch_dir / "ran"
-    starting = asyncio.create_task(
-        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
-    )
+    starting = _touching(host, marker)
     spawned = await held.entered
     held.outcome.set_result(PersistenceFailedError("the disk is full"))
     with pytest.raises(PersistenceFailedError):  # the store's refusal, not the kill's failure
@@ -220,9 +221,7 @@ async def test_a_leader_killed_before_its_gate_opened_is_recorded_as_never_start
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
     marker = scratch_dir / "ran"
-    starting = asyncio.create_task(
-        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
-    )
+    starting = _touching(host, marker)
     spawned = await held.entered
     assert len(spawned) == 1
     exited = await _exit_of(spawned[0])
