@@ -35,11 +35,19 @@ def _processes_of(record: ShellRunRecord) -> list[int]:
     return [pid for pid in iter_pids() if environ_has(pid, entry) and not process_gone(pid)]
 
 
-def _touching(host: Host, marker: Path) -> asyncio.Task[ShellRunRecord]:
-    """A foreground run that creates *marker* if anything of its command runs."""
-    return asyncio.create_task(
-        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
+async def _at_its_gate(
+    host: Host, held: HeldInsert, scratch_dir: Path, then: str = ""
+) -> tuple[Path, asyncio.Task[ShellRunRecord], list[int]]:
+    """A foreground run that creates a marker file if anything of its command runs (then runs
+    *then*), started and held while its record commits: the marker, the run's task and the
+    leader's PID (exactly one: it started while its record was being committed)."""
+    marker = scratch_dir / "ran"
+    starting = asyncio.create_task(
+        host.coordinator.run_foreground_bash(bash_input(f"touch {marker}{then}", "call.1"))
     )
+    spawned = await held.entered
+    assert len(spawned) == 1
+    return marker, starting, spawned
 
 
 class HeldInsert:
@@ -81,10 +89,7 @@ async def held(host: Host, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Hel
 async def test_a_refused_record_ends_the_process_at_its_gate(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
-    marker = scratch_dir / "ran"
-    starting = _touching(host, marker)
-    spawned = await held.entered
-    assert len(spawned) == 1  # the leader started while its record was being committed
+    marker, starting, spawned = await _at_its_gate(host, held, scratch_dir)
     held.outcome.set_result(PersistenceFailedError("the disk is full"))
     with pytest.raises(PersistenceFailedError):
         await starting
@@ -97,9 +102,7 @@ async def test_a_refused_record_ends_the_process_at_its_gate(
 async def test_a_run_stopped_while_its_record_commits_runs_nothing(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
-    marker = scratch_dir / "ran"
-    starting = _touching(host, marker)
-    spawned = await held.entered
+    marker, starting, spawned = await _at_its_gate(host, held, scratch_dir)
     host.manager.begin_drain()  # reaches the run before it has a record
     held.outcome.set_result(None)  # the record commits
     stopped = await starting
@@ -112,11 +115,7 @@ async def test_a_run_stopped_while_its_record_commits_runs_nothing(
 async def test_a_committed_record_opens_the_gate(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
-    marker = scratch_dir / "ran"
-    starting = asyncio.create_task(
-        host.coordinator.run_foreground_bash(bash_input(f"touch {marker} && echo ok", "call.1"))
-    )
-    assert len(await held.entered) == 1
+    marker, starting, _ = await _at_its_gate(host, held, scratch_dir, then=" && echo ok")
     assert not marker.exists()
     held.outcome.set_result(None)
     final = await starting
@@ -132,9 +131,7 @@ async def test_a_gated_process_that_cannot_be_ended_does_not_keep_its_run_live(
         raise OSError("cgroup.kill: device busy")
 
     monkeypatch.setattr(ProcessHandle, "kill", failing_kill)
-    marker = scratch_dir / "ran"
-    starting = _touching(host, marker)
-    spawned = await held.entered
+    marker, starting, spawned = await _at_its_gate(host, held, scratch_dir)
     held.outcome.set_result(PersistenceFailedError("the disk is full"))
     with pytest.raises(PersistenceFailedError):  # the store's refusal, not the kill's failure
         await starting
@@ -220,10 +217,7 @@ async def test_a_command_that_exits_125_itself_keeps_its_exit_code(host: Host) -
 async def test_a_leader_killed_before_its_gate_opened_is_recorded_as_never_started(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:
-    marker = scratch_dir / "ran"
-    starting = _touching(host, marker)
-    spawned = await held.entered
-    assert len(spawned) == 1
+    marker, starting, spawned = await _at_its_gate(host, held, scratch_dir)
     exited = await _exit_of(spawned[0])
     os.kill(spawned[0], signal.SIGKILL)  # killed from outside while waiting at its gate
     await asyncio.wait_for(exited, timeout=10)
