@@ -9,7 +9,9 @@ writer hands a ``PASSIVE`` checkpoint to a thread with its own connection, which
 the writer goes on committing (WAL lets one writer and a checkpointer work at once; durability
 is the WAL's, unchanged). A checkpoint that copied only part of the log (writes kept coming)
 leaves the rest for the next; should the log still grow past :data:`MAX_LOG_PAGES`, the writer
-checkpoints once itself, as SQLite would have, so the file stays bounded. A checkpoint that
+checkpoints once itself, as SQLite would have, so the file stays bounded. A checkpoint still
+under way after :data:`WAIT_AFTER` turns (a slow disk) is waited for before the writer goes on,
+so that the bound holds however slow the thread is. A checkpoint that
 fails (a full disk, an I/O error) is logged and tried again at the next turn: the log keeps every
 commit until one succeeds.
 """
@@ -19,11 +21,12 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent import futures
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
-__all__ = ["EVERY", "MAX_LOG_PAGES", "Checkpointer"]
+__all__ = ["EVERY", "MAX_LOG_PAGES", "WAIT_AFTER", "Checkpointer"]
 
 log = logging.getLogger("maka.sqlite")
 
@@ -31,6 +34,8 @@ log = logging.getLogger("maka.sqlite")
 EVERY: Final = 256
 #: Log pages beyond which the writer checkpoints itself (four times SQLite's own threshold).
 MAX_LOG_PAGES: Final = 4000
+#: Turns of :data:`EVERY` commits a checkpoint may run for before the writer waits for it.
+WAIT_AFTER: Final = 2
 _BUSY_TIMEOUT_MS: Final = 5000
 
 
@@ -42,7 +47,7 @@ class Checkpointer:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=thread_name)
         self._lock = threading.Lock()
         self._since = 0
-        self._running = False
+        self._running: Future[None] | None = None
         self._log_pages = 0
         self._conn: sqlite3.Connection | None = None
         self._closed = False
@@ -51,21 +56,28 @@ class Checkpointer:
 
     def committed(self, writer: sqlite3.Connection) -> None:
         """After each COMMIT, on the writer's thread: hand over a checkpoint when due."""
+        slow = WAIT_AFTER * EVERY
         with self._lock:
             self._since += 1
-            if self._closed or self._since < EVERY or self._running:
+            running = self._running
+            if self._closed or self._since < EVERY or (running is not None and self._since < slow):
+                return
+        if running is not None:
+            self._wait_for(running)  # slower than WAIT_AFTER turns: its result decides
+        with self._lock:
+            if self._closed:
                 return
             self._since = 0
-            if self._log_pages > MAX_LOG_PAGES:
+            inline = self._log_pages > MAX_LOG_PAGES
+            if inline:
                 self._log_pages = 0
-                inline = True
             else:
-                self._running = True
-                inline = False
+                self._running = self._executor.submit(self._checkpoint)
         if inline:
             writer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        else:
-            self._executor.submit(self._checkpoint)
+
+    def _wait_for(self, running: Future[None]) -> None:
+        futures.wait([running])  # its errors are its own (logged there), not this commit's
 
     def wait_idle(self) -> None:
         """Block until a checkpoint handed over before this call has ended (tests, shutdown)."""
@@ -95,7 +107,7 @@ class Checkpointer:
         else:
             self.done += 1
         with self._lock:
-            self._running = False
+            self._running = None
             # The log's length (-1: not in WAL mode): it starts again from its beginning only
             # when a write begins after a checkpoint copied all of it.
             self._log_pages = max(0, log_pages)

@@ -7,7 +7,9 @@ import asyncio
 import dataclasses
 import logging
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -55,7 +57,10 @@ async def test_checkpoints_run_on_their_own_thread_and_bound_the_log(worker: Sql
     await asyncio.get_running_loop().run_in_executor(None, worker.checkpoints.wait_idle)
     assert worker.checkpoints.done >= 4
     every = sqlite_checkpoint.EVERY
-    bound = sqlite_checkpoint.MAX_LOG_PAGES * FRAME + 3 * every * per_commit
+    # Decisions come at most WAIT_AFTER turns apart, each on a log length measured up to
+    # that long before: the log ends at most two such spans past MAX_LOG_PAGES, and a turn.
+    spans = 2 * sqlite_checkpoint.WAIT_AFTER + 1
+    bound = sqlite_checkpoint.MAX_LOG_PAGES * FRAME + spans * every * per_commit
     assert wal_bytes(worker) <= bound < commits * per_commit
     # After a pause the thread's checkpoint copies all of it, and the next write starts the
     # log again from its beginning: it stops growing.
@@ -66,6 +71,45 @@ async def test_checkpoints_run_on_their_own_thread_and_bound_the_log(worker: Sql
     assert wal_bytes(worker) <= size
     count = await worker.read(lambda c: c.execute("SELECT COUNT(*) FROM parents").fetchone()[0])
     assert count == commits + 2 * every - 1
+
+
+async def test_a_checkpoint_slower_than_the_writer_is_waited_for_and_the_log_stays_bounded(
+    worker: SqliteWorker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The slowest checkpoint thread that still makes progress: each checkpoint starts only
+    # once the writer, WAIT_AFTER turns later, waits for it.
+    writer_waits = threading.Event()
+    waits = []
+    wait_for = sqlite_checkpoint.Checkpointer._wait_for
+    checkpoint = sqlite_checkpoint.Checkpointer._checkpoint
+
+    def waiting(self: sqlite_checkpoint.Checkpointer, running: Future[None]) -> None:
+        waits.append(self._since)
+        writer_waits.set()
+        wait_for(self, running)
+
+    def slow(self: sqlite_checkpoint.Checkpointer) -> None:
+        held = writer_waits.wait(timeout=30)
+        writer_waits.clear()
+        if held:
+            checkpoint(self)
+
+    monkeypatch.setattr(sqlite_checkpoint.Checkpointer, "_wait_for", waiting)
+    monkeypatch.setattr(sqlite_checkpoint.Checkpointer, "_checkpoint", slow)
+    every, after = sqlite_checkpoint.EVERY, sqlite_checkpoint.WAIT_AFTER
+    await commit_many(worker, 64)
+    per_commit = wal_bytes(worker) / 64
+    commits = 2 * sqlite_checkpoint.MAX_LOG_PAGES
+    await commit_many(worker, commits - 64)
+    # Never more than WAIT_AFTER turns of commits between two checkpoints.
+    assert waits and set(waits) == {after * every}
+    assert len(waits) == (commits - every) // (after * every)
+    writer_waits.set()  # the checkpoint handed over last need not wait
+    # The first checkpoint, handed over after a turn, held the log for WAIT_AFTER more; each
+    # later one finds the log as the previous one left it, copied whole while the writer waited.
+    assert wal_bytes(worker) <= ((after + 1) * every + 1) * per_commit < commits * per_commit
+    count = await worker.read(lambda c: c.execute("SELECT COUNT(*) FROM parents").fetchone()[0])
+    assert count == commits
 
 
 async def test_a_failing_checkpoint_is_logged_and_loses_nothing(
