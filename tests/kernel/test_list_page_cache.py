@@ -54,6 +54,27 @@ async def test_a_query_asked_again_is_answered_without_the_store(
     assert await listed(harness, page_size=1) is other and len(reads) == 2
 
 
+async def test_a_kept_page_is_answered_without_awaiting_only_while_it_is_right(
+    harness: Harness,
+) -> None:
+    kernel = harness.kernel
+    with acting_as(ALICE):
+        await harness.session(name="one")
+        assert kernel.sessions_page_now(None, None, 20, "") is None  # nothing kept yet
+        first = await listed(harness, page_size=20)
+        assert kernel.sessions_page_now(None, None, 20, "") is first
+        # Another query, another page: none kept for it.
+        assert kernel.sessions_page_now(None, None, 19, "") is None
+        assert kernel.sessions_page_now(False, None, 20, "") is None
+        assert kernel.sessions_page_now(None, "x", 20, "") is None
+    with acting_as(BOB):  # lists other sessions: never the page kept for alice
+        assert kernel.sessions_page_now(None, None, 20, "") is None
+    with acting_as(ALICE):
+        await harness.session(name="two")  # a write that may change the page
+        assert kernel.sessions_page_now(None, None, 20, "") is None
+        assert names(await listed(harness, page_size=20)) == ["two", "one"]
+
+
 async def test_every_write_that_changes_a_listed_session_is_seen_at_once(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -338,13 +338,20 @@ def session_update(request: pb.UpdateSessionRequest) -> SessionUpdate:
     )
 
 
-def session_query(request: pb.ListSessionsRequest) -> SessionQuery:
-    return SessionQuery(
-        archived=request.archived if request.HasField("archived") else None,
-        label=request.label or None,
-        page_size=request.page_size or DEFAULT_PAGE_SIZE,
-        page_token=request.page_token,
+def session_filters(request: pb.ListSessionsRequest) -> tuple[bool | None, str | None, int, str]:
+    """A ``ListSessions`` request's archived filter, label, page size and page token, with
+    their defaults (what :func:`session_query` holds)."""
+    return (
+        request.archived if request.HasField("archived") else None,
+        request.label or None,
+        request.page_size or DEFAULT_PAGE_SIZE,
+        request.page_token,
     )
+
+
+def session_query(request: pb.ListSessionsRequest) -> SessionQuery:
+    archived, label, page_size, page_token = session_filters(request)
+    return SessionQuery(archived=archived, label=label, page_size=page_size, page_token=page_token)
 
 
 def stop_mode(value: int) -> StopMode:

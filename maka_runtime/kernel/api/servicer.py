@@ -104,7 +104,9 @@ class KernelServicer(kernel_pb2_grpc.KernelServiceServicer):
     async def ListSessions(  # type: ignore[override]
         self, request: pb.ListSessionsRequest, context: Context
     ) -> bytes:
-        page = await self._kernel.list_sessions(convert.session_query(request))
+        page = self._kernel.sessions_page_now(*convert.session_filters(request))
+        if page is None:
+            page = await self._kernel.list_sessions(convert.session_query(request))
         return self._pages.of(page)
 
     @unary

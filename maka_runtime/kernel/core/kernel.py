@@ -198,6 +198,12 @@ class RuntimeKernel:
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
         return await self._pages.page(query)
 
+    def sessions_page_now(
+        self, archived: bool | None, label: str | None, page_size: int, page_token: str
+    ) -> SessionPage | None:
+        """:meth:`list_sessions` if a kept page answers without awaiting, else ``None``."""
+        return self._pages.kept(archived, label, page_size, page_token)
+
     async def update_session(self, session_id: str, update: SessionUpdate) -> SessionHeader:
         check_id("session_id", session_id)
         header = await self._access.header(session_id)

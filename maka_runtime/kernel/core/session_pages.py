@@ -30,8 +30,9 @@ from maka_runtime.kernel.core.validation import KernelLimits, check_length
 
 __all__ = ["SessionPages"]
 
-#: A query as asked, and the owners its caller lists.
-_Key = tuple[SessionQuery, tuple[str, ...] | None]
+#: A query as asked — archived filter, label, page size, page token — and the owners its
+#: caller lists.
+_Key = tuple[bool | None, str | None, int, str, tuple[str, ...] | None]
 
 
 class SessionPages:
@@ -45,6 +46,19 @@ class SessionPages:
     def __len__(self) -> int:
         return len(self._kept)
 
+    def kept(
+        self, archived: bool | None, label: str | None, page_size: int, page_token: str
+    ) -> SessionPage | None:
+        """The page :meth:`page` would return for this query if it is kept and still right,
+        without awaiting or building the query; ``None``: ask :meth:`page` (which also checks
+        the query: only a query that passed its checks is ever kept)."""
+        key = (archived, label, page_size, page_token, listed_owners(current_principal()))
+        kept = self._kept.get(key)
+        if kept is None or kept[0] != self._store.listing_version:
+            return None
+        self._kept.move_to_end(key)
+        return kept[1]
+
     async def page(self, query: SessionQuery) -> SessionPage:
         limits = self._limits
         if not 1 <= query.page_size <= limits.max_page_size:
@@ -55,7 +69,7 @@ class SessionPages:
         owners = listed_owners(current_principal())
         # Kept under the query as asked and the owners listed: the query the store is given
         # (the byte bound and those owners put in) is built only when the store is asked.
-        key = (query, owners)
+        key = (query.archived, query.label, query.page_size, query.page_token, owners)
         version = self._store.listing_version
         kept = self._kept.get(key)
         if kept is not None and kept[0] == version:

@@ -1,5 +1,5 @@
-"""``--event-loop``: the standard library's loop by default; the same service on libuv's event
-loop when asked, pipes, PTYs and drain."""
+"""``--event-loop``: libuv's event loop by default; the same service on the standard library's
+loop when asked, pipes, PTYs and drain, on both."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ SESSION = "loop-session"
 BURST_LINES = 300_000
 
 
-def test_the_service_runs_on_uvloop_when_asked(data_dir: Path, tmp_path: Path) -> None:
-    with running_service("resource", data_dir, "--standalone", "--event-loop", "uvloop") as host:
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_the_service_runs_on_either_loop(data_dir: Path, tmp_path: Path, loop: str) -> None:
+    with running_service("resource", data_dir, "--standalone", "--event-loop", loop) as host:
         with grpc.insecure_channel(host.address) as channel:
             stub = resource_pb2_grpc.ResourceServiceStub(channel)
             request = pb.RunForegroundRequest(
@@ -59,7 +60,7 @@ def test_the_service_runs_on_uvloop_when_asked(data_dir: Path, tmp_path: Path) -
             stub.Shutdown(pb.ShutdownRequest(), timeout=30)
         host.process.wait(30)
         assert host.process.returncode == 0
-    assert "event loop: uvloop" in host.stderr
+    assert f"event loop: {loop}" in host.stderr
 
 
 def test_an_unknown_event_loop_is_refused_at_start(data_dir: Path) -> None:
@@ -68,19 +69,19 @@ def test_an_unknown_event_loop_is_refused_at_start(data_dir: Path) -> None:
     assert "invalid choice: 'trio'" in refused.stderr
 
 
-def test_the_resource_service_runs_on_asyncio_by_default(
+def test_the_resource_service_runs_on_uvloop_by_default(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for variable in ("MAKA_RESOURCE_EVENT_LOOP", "MAKA_EVENT_LOOP"):
         monkeypatch.delenv(variable, raising=False)
-    assert parse_config([]).event_loop == "asyncio"
-    assert parse_config(["--event-loop", "uvloop"]).event_loop == "uvloop"
+    assert parse_config([]).event_loop == "uvloop"
+    assert parse_config(["--event-loop", "asyncio"]).event_loop == "asyncio"
     with running_service("resource", data_dir, "--standalone") as host:
         with grpc.insecure_channel(host.address) as channel:
             stub = resource_pb2_grpc.ResourceServiceStub(channel)
             stub.Shutdown(pb.ShutdownRequest(), timeout=30)
         host.process.wait(30)
-    assert "event loop: asyncio" in host.stderr
+    assert "event loop: uvloop" in host.stderr
 
 
 @pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
