@@ -214,6 +214,41 @@ async def test_a_command_that_exits_125_itself_keeps_its_exit_code(host: Host) -
     assert final.exit_code == 125 and "could not start" not in (final.message or "")
 
 
+async def _final(host: Host, started: ShellRunRecord) -> ShellRunRecord:
+    """The run's terminal record, as the session's watch delivers it."""
+    if not started.active:
+        return started
+    async for record in host.coordinator.watch(SESSION_ID):
+        if record.ref == started.ref and not record.active:
+            return record
+    raise AssertionError("the watch ended before the run did")
+
+
+async def test_a_pty_leader_refused_by_its_cgroup_is_recorded_as_never_started(
+    host: Host, vanished_cgroup: Path, scratch_dir: Path
+) -> None:
+    marker = scratch_dir / "ran"
+    started = await host.coordinator.run_background_bash(
+        bash_input(f"touch {marker}", "call.pty", pty=True)
+    )
+    final = await asyncio.wait_for(_final(host, started), timeout=30)
+    assert not marker.exists()
+    assert final.status == "failed" and final.exit_code is None
+    assert "could not join the run's cgroup" in (final.message or "")
+
+
+async def test_a_pty_command_gets_its_terminal_past_the_gate_and_keeps_its_exit_code(
+    host: Host,
+) -> None:
+    # Past its gate the leader's stdin, stdout and stderr are the terminal, and it is the
+    # controlling one: /dev/tty opens, and stdin answers isatty.
+    command = "test -t 0 && test -t 1 && test -t 2 && : </dev/tty && echo TERMINAL; exit 125"
+    started = await host.coordinator.run_background_bash(bash_input(command, "call.pty", pty=True))
+    final = await asyncio.wait_for(_final(host, started), timeout=30)
+    assert final.exit_code == 125 and "could not start" not in (final.message or "")
+    assert "TERMINAL" in str(final.output)
+
+
 async def test_a_leader_killed_before_its_gate_opened_is_recorded_as_never_started(
     host: Host, held: HeldInsert, scratch_dir: Path
 ) -> None:

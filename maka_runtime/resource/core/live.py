@@ -167,7 +167,7 @@ class LiveRun:
         command runs until the record is durable and the gate opens. If the record is
         refused, or the run is stopped meanwhile, the gate closes and the process ends there;
         if the host dies, so does the gate's other end. A PTY run is spawned once the record
-        is committed."""
+        is committed, gated as well, and its gate opened at once."""
         ctx = self._ctx
         inserting = ctx.spawn(
             ctx.store_call(ctx.store.insert(self.record), self.ref, write=True),
@@ -196,7 +196,7 @@ class LiveRun:
         try:
             if spawn_error is not None:
                 raise spawn_error
-            process = gated or self._spawn(request)
+            process = gated or self._spawn(request, gated=True)  # a PTY run's: gated too
         except Exception as error:
             log.warning("could not start %s: %s", self.ref, error)
             return await self._finish(None, start_error=error)
@@ -253,6 +253,7 @@ class LiveRun:
                     cols=request.cols,
                     rows=request.rows,
                     sink=sink,
+                    gated=gated,
                 )
             return PipesProcess.spawn(
                 request.command, cwd=request.cwd, plan=plan, sink=sink, gated=gated

@@ -70,14 +70,20 @@ class PtyProcess(ProcessHandle):
         cols: int,
         rows: int,
         sink: OutputSink,
+        gated: bool = False,
     ) -> PtyProcess:
-        """Start the command; raises ``OSError`` if it cannot start."""
+        """Start the command; raises ``OSError`` if it cannot start. A *gated* leader runs
+        nothing of the command until :meth:`open_gate` (its stdin is the gate, then the
+        terminal); if the gate closes first, it exits (code 125)."""
         master, slave = os.openpty()  # both close-on-exec; the child gets the slave as stdio
+        gate_r = gate_w = -1
         try:
             _set_window_size(master, cols, rows)
+            if gated:
+                gate_r, gate_w = os.pipe()
             popen = subprocess.Popen(
-                plan.argv(command, tty=os.ttyname(slave)),
-                stdin=slave,
+                plan.argv(command, tty=os.ttyname(slave), gated=gated),
+                stdin=gate_r if gated else slave,
                 stdout=slave,
                 stderr=slave,
                 cwd=cwd,
@@ -86,16 +92,24 @@ class PtyProcess(ProcessHandle):
                 close_fds=True,
             )
         except BaseException:
-            os.close(master)
+            for fd in (master, gate_w):
+                if fd >= 0:
+                    os.close(fd)
             raise
         finally:
-            os.close(slave)
+            for fd in (slave, gate_r):
+                if fd >= 0:
+                    os.close(fd)
         try:
-            return cls(popen, master, sink, plan)
+            process = cls(popen, master, sink, plan)
         except BaseException:
+            if gate_w >= 0:
+                os.close(gate_w)
             abandon_unstarted(popen)
             os.close(master)
             raise
+        process.gate = gate_w if gated else None
+        return process
 
     @property
     def input_closed(self) -> bool:

@@ -55,9 +55,13 @@ _JOIN: Final = 'if [ -n "$0" ]; then echo 0 > "$0" || exit 125; fi; '
 # runs; end of file instead (the host refused or lost the run, or died) ends it there.
 _GATE: Final = 'IFS= read -r go && [ "$go" = go ] || exit 125; exec </dev/null; '
 _TTY: Final = 'if [ -n "$1" ]; then exec 3<>"$1" 3<&-; fi; shift; '
+# A gated PTY leader's stdin is its gate; past it, its stdin becomes the terminal, opened by
+# name, which (as the leader of a session without one) makes it its controlling terminal.
+_GATE_THEN_TTY: Final = 'IFS= read -r go && [ "$go" = go ] || exit 125; exec 0<>"$1"; shift; '
 # $0: the cgroup.procs to join (or ""), $1: the terminal to open (or ""), then the argv.
 _PROLOGUE: Final = _JOIN + _TTY
 _GATED_PROLOGUE: Final = _JOIN + _GATE + _TTY
+_GATED_TTY_PROLOGUE: Final = _JOIN + _GATE_THEN_TTY
 _JAILER_SIGNALS: Final = "HUP,INT,QUIT,TERM,TSTP"
 #: Most distinct skipped expansion paths logged (each once).
 _SKIPPED_LOGGED_MAX: Final = 1024
@@ -88,9 +92,13 @@ class LaunchPlan:
     _bwrap: list[str] = field(default_factory=list)
 
     def argv(self, command: str, *, tty: str = "", gated: bool = False) -> list[str]:
-        """The leader's argv; *gated*: it reads its gate on stdin first (see ``_GATE``)."""
+        """The leader's argv; *gated*: it reads its gate on stdin first (see ``_GATE``; a
+        gated leader with a *tty* then takes the terminal as its stdin)."""
         procs = str(self.cgroup.procs) if self.cgroup is not None else ""
-        prologue = _GATED_PROLOGUE if gated else _PROLOGUE
+        if gated:
+            prologue = _GATED_TTY_PROLOGUE if tty else _GATED_PROLOGUE
+        else:
+            prologue = _PROLOGUE
         if not self.sandboxed:
             return ["/bin/sh", "-c", prologue + 'exec "$@"', procs, tty, SHELL, "-c", command]
         inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
