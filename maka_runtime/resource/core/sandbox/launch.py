@@ -62,6 +62,13 @@ _GATE_THEN_TTY: Final = 'IFS= read -r go && [ "$go" = go ] || exit 125; exec 0<>
 _PROLOGUE: Final = _JOIN + _TTY
 _GATED_PROLOGUE: Final = _JOIN + _GATE + _TTY
 _GATED_TTY_PROLOGUE: Final = _JOIN + _GATE_THEN_TTY
+#: The prologue by (gated, with a terminal).
+_PROLOGUES: Final = {
+    (False, False): _PROLOGUE,
+    (False, True): _PROLOGUE,
+    (True, False): _GATED_PROLOGUE,
+    (True, True): _GATED_TTY_PROLOGUE,
+}
 _JAILER_SIGNALS: Final = "HUP,INT,QUIT,TERM,TSTP"
 #: Most distinct skipped expansion paths logged (each once).
 _SKIPPED_LOGGED_MAX: Final = 1024
@@ -95,10 +102,7 @@ class LaunchPlan:
         """The leader's argv; *gated*: it reads its gate on stdin first (see ``_GATE``; a
         gated leader with a *tty* then takes the terminal as its stdin)."""
         procs = str(self.cgroup.procs) if self.cgroup is not None else ""
-        if gated:
-            prologue = _GATED_TTY_PROLOGUE if tty else _GATED_PROLOGUE
-        else:
-            prologue = _PROLOGUE
+        prologue = _PROLOGUES[gated, bool(tty)]
         if not self.sandboxed:
             return ["/bin/sh", "-c", prologue + 'exec "$@"', procs, tty, SHELL, "-c", command]
         inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
