@@ -51,8 +51,12 @@ def apply_to_turn(turn: TurnRecord | None, message: StoredMessage) -> TurnRecord
     )
 
 
+_HEADER_FIELDS = tuple(field.name for field in dataclasses.fields(SessionHeader))
+_HEADER_NAMES = frozenset(_HEADER_FIELDS)
+
+
 def header_to_json(header: SessionHeader) -> str:
-    data = {field.name: getattr(header, field.name) for field in dataclasses.fields(header)}
+    data = {name: getattr(header, name) for name in _HEADER_FIELDS}
     data["labels"] = list(header.labels)
     data["backend_options"] = dict(header.backend_options)
     return json.dumps(data, separators=(",", ":"))
@@ -60,8 +64,7 @@ def header_to_json(header: SessionHeader) -> str:
 
 def header_from_json(text: str) -> SessionHeader:
     data = json.loads(text)
-    names = {field.name for field in dataclasses.fields(SessionHeader)}
-    values = {key: value for key, value in data.items() if key in names}
+    values = {key: value for key, value in data.items() if key in _HEADER_NAMES}
     values["labels"] = tuple(values.get("labels", ()))
     values["backend_options"] = dict(values.get("backend_options", {}))
     values["expansions"] = tuple(tuple(grant) for grant in values.get("expansions", ()))
@@ -109,8 +112,12 @@ def settled(
     return dataclasses.replace(record, settlement="widened", widened_revision=revision), patch
 
 
+_TURN_FIELDS = tuple(field.name for field in dataclasses.fields(TurnRecord))
+
+
 def turn_to_json(turn: TurnRecord) -> str:
-    return json.dumps(dataclasses.asdict(turn), separators=(",", ":"))
+    # Every field is a scalar: the dict ``dataclasses.asdict`` builds, without its deep copy.
+    return json.dumps({name: getattr(turn, name) for name in _TURN_FIELDS}, separators=(",", ":"))
 
 
 def turn_from_json(text: str) -> TurnRecord:

@@ -8,6 +8,11 @@ under that exact text and used again whenever the same text is read: a changed h
 changed text, decoded anew. Equal texts give the same header object, which also lets the API
 layer reuse the message it built for it (:mod:`maka_runtime.kernel.api.session_protos`).
 
+A header update reads the stored header through it too (:meth:`DecodedHeaders.header`) and
+leaves the header it wrote under the text it wrote (:meth:`DecodedHeaders.remember`), so a
+session's next update (a turn marks its session ``running``, then ``active``) decodes nothing;
+the wire size of such an entry is measured only when a page first asks for it.
+
 Only the store's worker thread uses it (the reads that decode run there). At most ``limit``
 texts are kept (the store's header cache size, ``--session-header-cache``), the least recently
 read forgotten first; 0 keeps none.
@@ -22,6 +27,10 @@ from maka_runtime.kernel.store._shared import header_from_json
 __all__ = ["DecodedHeaders"]
 
 
+#: The wire size of an entry not measured yet (one an update left, no page has read).
+_UNMEASURED = -1
+
+
 class DecodedHeaders:
     """Stored header text → (its header, the header's :func:`wire_size`)."""
 
@@ -33,12 +42,31 @@ class DecodedHeaders:
         return len(self._entries)
 
     def get(self, text: str) -> tuple[SessionHeader, int]:
+        """The header stored as *text* and its wire size."""
         found = self._entries.pop(text, None)
         if found is None:
             header = header_from_json(text)
             found = (header, wire_size(header))
+        elif found[1] == _UNMEASURED:
+            found = (found[0], wire_size(found[0]))
+        self._keep(text, found)
+        return found
+
+    def header(self, text: str) -> SessionHeader:
+        """The header stored as *text* (its size is not measured)."""
+        found = self._entries.pop(text, None)
+        if found is None:
+            found = (header_from_json(text), _UNMEASURED)
+        self._keep(text, found)
+        return found[0]
+
+    def remember(self, text: str, header: SessionHeader) -> None:
+        """*header* is what *text*, just stored, decodes to."""
+        self._entries.pop(text, None)
+        self._keep(text, (header, _UNMEASURED))
+
+    def _keep(self, text: str, entry: tuple[SessionHeader, int]) -> None:
         if self._limit > 0:
             if len(self._entries) >= self._limit:
                 del self._entries[next(iter(self._entries))]
-            self._entries[text] = found
-        return found
+            self._entries[text] = entry

@@ -16,7 +16,7 @@ from maka_runtime.kernel.core.errors import (
     NotFoundError,
     OperationConflictError,
 )
-from maka_runtime.kernel.core.log.events import StoredMessage
+from maka_runtime.kernel.core.log.events import StoredMessage, with_seq
 from maka_runtime.kernel.core.session import (
     HeaderPatch,
     SessionHeader,
@@ -124,7 +124,7 @@ class MemorySessionStore(HeaderShortcuts):
     ) -> builtins.list[StoredMessage]:
         session = self._session(session_id)
         seq = len(session.messages)
-        stamped = [dataclasses.replace(m, seq=seq + i) for i, m in enumerate(messages, 1)]
+        stamped = [with_seq(m, seq + i) for i, m in enumerate(messages, 1)]
         session.messages.extend(stamped)
         for message in stamped:
             turn = apply_to_turn(session.turns.get(message.turn_id), message)

@@ -38,7 +38,7 @@ from maka_runtime.kernel.core.errors import (
     PersistenceFailedError,
     StoreClosedError,
 )
-from maka_runtime.kernel.core.log.events import StoredMessage, from_record, to_record
+from maka_runtime.kernel.core.log.events import StoredMessage, from_record, to_record, with_seq
 from maka_runtime.kernel.core.session import (
     HeaderPatch,
     SessionHeader,
@@ -203,7 +203,7 @@ class SqliteSessionStore(HeaderShortcuts):
 
     async def update_header(self, session_id: str, patch: HeaderPatch) -> SessionHeader:
         def update(conn: sqlite3.Connection) -> SessionHeader:
-            return _update_header(conn, session_id, patch)
+            return _update_header(conn, session_id, patch, self._decoded)
 
         try:
             header = await self._grouped.write(update)
@@ -217,11 +217,11 @@ class SqliteSessionStore(HeaderShortcuts):
         self, session_id: str, granted: tuple[str, ...]
     ) -> tuple[SessionHeader, bool]:
         def update(conn: sqlite3.Connection) -> tuple[SessionHeader, bool]:
-            header = _header(conn, session_id)
+            header = _header(conn, session_id, self._decoded)
             patch = boundary_patch(header, granted)
             if patch is None:
                 return header, False
-            return _update_header(conn, session_id, patch), True
+            return _update_header(conn, session_id, patch, self._decoded), True
 
         return await self._write(update)
 
@@ -347,9 +347,10 @@ class SqliteSessionStore(HeaderShortcuts):
             pending = interaction(conn, session_id, request_id)
             record = resolved(pending, request_id, resolution, now)
             if resolution.widen:  # the answer and its widening: one transaction
-                record, patch = settled(_header(conn, session_id), record, resolution.widen)
+                header = _header(conn, session_id, self._decoded)
+                record, patch = settled(header, record, resolution.widen)
                 if patch is not None:
-                    _update_header(conn, session_id, patch)
+                    _update_header(conn, session_id, patch, self._decoded)
             save_interaction(conn, record)
             return record
 
@@ -411,20 +412,26 @@ def _size(item: tuple[SessionHeader, int]) -> int:
     return item[1]
 
 
-def _header(conn: sqlite3.Connection, session_id: str) -> SessionHeader:
+def _header(
+    conn: sqlite3.Connection, session_id: str, decoded: DecodedHeaders | None = None
+) -> SessionHeader:
     row = conn.execute("SELECT header FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if row is None:
         raise NotFoundError("session", session_id)
-    return header_from_json(row[0])
+    return header_from_json(row[0]) if decoded is None else decoded.header(row[0])
 
 
-def _update_header(conn: sqlite3.Connection, session_id: str, patch: HeaderPatch) -> SessionHeader:
-    header = dataclasses.replace(_header(conn, session_id), **patch)
+def _update_header(
+    conn: sqlite3.Connection, session_id: str, patch: HeaderPatch, decoded: DecodedHeaders
+) -> SessionHeader:
+    header = dataclasses.replace(_header(conn, session_id, decoded), **patch)
     row = _session_row(header)
     conn.execute(
         "UPDATE sessions SET is_archived = ?, labels = ?, status = ?, header = ? WHERE id = ?",
         (row[2], row[3], row[4], row[5], session_id),
     )
+    # Safe even if the transaction rolls back: decoding is a pure function of the text.
+    decoded.remember(row[5], header)
     return header
 
 
@@ -435,6 +442,27 @@ def _turn(conn: sqlite3.Connection, session_id: str, turn_id: str) -> TurnRecord
     return turn_from_json(row[0]) if row is not None else None
 
 
+def _turns_after(
+    conn: sqlite3.Connection, session_id: str, stamped: list[StoredMessage]
+) -> list[TurnRecord]:
+    """The turn records *stamped* changes, each as it stands after all of them: a turn's
+    record is read once and written once per append (a turn's opening append both opens it
+    and marks it ``running``)."""
+    turns: dict[str, TurnRecord | None] = {}
+    changed: dict[str, TurnRecord] = {}
+    for message in stamped:
+        if message.type not in ("user", "turn_state"):
+            continue
+        turn_id = message.turn_id
+        before = turns[turn_id] if turn_id in turns else _turn(conn, session_id, turn_id)
+        after = apply_to_turn(before, message)
+        if after is None:
+            turns[turn_id] = before
+        else:
+            turns[turn_id] = changed[turn_id] = after
+    return list(changed.values())
+
+
 def _append(
     conn: sqlite3.Connection, session_id: str, messages: list[StoredMessage]
 ) -> list[StoredMessage]:
@@ -442,22 +470,18 @@ def _append(
     if row is None:
         raise NotFoundError("session", session_id)
     seq = int(row[0])
-    stamped = [dataclasses.replace(m, seq=seq + i) for i, m in enumerate(messages, 1)]
+    stamped = [with_seq(m, seq + i) for i, m in enumerate(messages, 1)]
     conn.executemany(
         "INSERT INTO messages (session_id, seq, type, turn_id, ts, body) VALUES (?, ?, ?, ?, ?, ?)",
         [(session_id, m.seq, m.type, m.turn_id, m.ts, json.dumps(to_record(m))) for m in stamped],
     )
-    for message in stamped:
-        if message.type not in ("user", "turn_state"):
-            continue
-        turn = apply_to_turn(_turn(conn, session_id, message.turn_id), message)
-        if turn is not None:
-            conn.execute(
-                "INSERT INTO turns (session_id, turn_id, first_seq, status, record) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, turn_id) DO UPDATE SET "
-                "status = excluded.status, record = excluded.record",
-                (session_id, turn.turn_id, turn.first_seq, turn.status, turn_to_json(turn)),
-            )
+    for turn in _turns_after(conn, session_id, stamped):
+        conn.execute(
+            "INSERT INTO turns (session_id, turn_id, first_seq, status, record) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, turn_id) DO UPDATE SET "
+            "status = excluded.status, record = excluded.record",
+            (session_id, turn.turn_id, turn.first_seq, turn.status, turn_to_json(turn)),
+        )
     if stamped:
         conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (stamped[-1].seq, session_id))
     return stamped
