@@ -38,12 +38,13 @@ record it cannot read) are ``persistence_failed``; a closed owner or worker is `
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -156,25 +157,43 @@ class SqliteWorker:
         committed: Callable[[T], None] | None = None,
     ) -> T:
         """Run *work* in one write transaction; *committed* sees its result after the COMMIT."""
+        return await self._submit(functools.partial(self._transaction, work, committed))
 
-        def transaction() -> T:
-            conn = self._connection()
-            started = time.perf_counter()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = work(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            self._observe_commit(time.perf_counter() - started)
-            self.checkpoints.committed(conn)
-            if committed is not None:
-                committed(result)
-            return result
+    def start_write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        done: Callable[[Future[T]], None],
+        *,
+        committed: Callable[[T], None] | None = None,
+    ) -> None:
+        """:meth:`write` without a coroutine: hand *work* to the thread now and call *done*
+        with its outcome on the event loop (one hop back, no task woken in between). Raises
+        at once if the store is closed; *done* is never called once the loop has closed."""
+        self._refuse_if_closed()
+        loop = asyncio.get_running_loop()
+        running = self._executor.submit(
+            self._mapped, functools.partial(self._transaction, work, committed)
+        )
+        running.add_done_callback(functools.partial(_back_on, loop, done))
 
-        return await self._submit(transaction)
+    def _transaction(
+        self, work: Callable[[sqlite3.Connection], T], committed: Callable[[T], None] | None
+    ) -> T:
+        conn = self._connection()
+        started = time.perf_counter()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        self._observe_commit(time.perf_counter() - started)
+        self.checkpoints.committed(conn)
+        if committed is not None:
+            committed(result)
+        return result
 
     async def close(self) -> None:
         """Close the connection and the thread (the owner lease stays open). Idempotent."""
@@ -264,3 +283,12 @@ class SqliteWorker:
         self._refuse_if_closed()
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(self._mapped, work))
+
+
+def _back_on(
+    loop: asyncio.AbstractEventLoop, done: Callable[[Future[T]], None], outcome: Future[T]
+) -> None:
+    """On the worker's thread: run ``done(outcome)`` on *loop* (a closed loop has no one left
+    to tell)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(done, outcome)

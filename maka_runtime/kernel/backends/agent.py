@@ -240,11 +240,18 @@ class TurnControl:
             waiter.set_result(response)
 
     async def answer(self, request_id: str, waiter: asyncio.Future[T]) -> T:
-        """The answer to *request_id*; :class:`Stopped` if an immediate stop comes first."""
+        """The answer to *request_id*; :class:`Stopped` if an immediate stop comes first.
+
+        An answer and an immediate stop that both arrived before this wait resumed count as
+        the stop: the stop's own closure of the request (a denial) is then never taken for
+        the user's, nor an answer acted on after the turn was stopped."""
         try:
-            return await self.interruptible(waiter)
+            answer = await self.interruptible(waiter)
         finally:
             self._answers.pop(request_id, None)
+        if self.interrupted:
+            raise Stopped
+        return answer
 
     async def interruptible(self, awaitable: Awaitable[T]) -> T:
         """Await *awaitable* unless an immediate stop comes first (then :class:`Stopped`)."""

@@ -15,13 +15,22 @@ and every write of it is run again alone, so each caller gets the outcome it wou
 
 **Order**: writes commit in the order they were queued; a caller cancelled before its batch
 was taken is skipped (its write never runs), one cancelled later does not undo it.
+
+**No task in between**: the first write queued while nothing is flushing schedules the take of
+a batch for the loop's next turn (so the writes queued in the same turn share it), the batch
+goes to the worker's thread as it is taken, and its outcome comes back as one callback on the
+loop that settles every caller and takes the next batch. A write waits for two hops and its
+own commit, not for a flusher task to be created, woken and woken again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from maka_runtime.common.sqlite import SqliteWorker, StoreErrors
@@ -40,8 +49,12 @@ class GroupCommit:
         self._worker = worker
         self._errors = errors
         self._where = f"{label} {worker.path}"
-        self._queue: list[Queued] = []
-        self._flusher: asyncio.Task[None] | None = None
+        self._queue: deque[Queued] = deque()
+        #: The writes of a transaction that failed as a whole, each to run again alone first.
+        self._again: deque[Queued] = deque()
+        #: A batch is on the worker, or the next one is scheduled to be taken.
+        self._busy = False
+        self._idle: asyncio.Future[None] | None = None
         #: Moves on the worker right after each COMMIT holding a write that may change a listed
         #: session (every write but appends), before any caller of it is released: the
         #: store's ``listing_version``.
@@ -53,57 +66,77 @@ class GroupCommit:
         loop = asyncio.get_running_loop()
         result: asyncio.Future[T] = loop.create_future()
         self._queue.append((work, result, listed))
-        if self._flusher is None:
-            self._flusher = loop.create_task(self._flush(), name="kernel-store-group-commit")
+        if not self._busy:
+            # Taken at the loop's next turn, with whatever else this turn queues.
+            self._busy = True
+            loop.call_soon(self._next)
         return await result
 
     async def drain(self) -> None:
         """Wait until every queued write has its outcome (before the store closes)."""
-        while self._flusher is not None:
-            await asyncio.shield(self._flusher)
+        while self._busy:
+            if self._idle is None:
+                self._idle = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._idle)
 
-    async def _flush(self) -> None:
+    def _next(self) -> None:
+        """Hand the next batch to the worker; with nothing left, the flush is over. Each batch
+        comes back through :meth:`_done`, on the loop, which takes the next."""
+        while True:
+            batch, alone = self._take()
+            if not batch:
+                self._busy = False
+                if self._idle is not None:
+                    self._idle.set_result(None)
+                    self._idle = None
+                return
+            if alone:
+                work, listed = batch[0][0], batch[0][2]
+            else:
+                works = [queued[0] for queued in batch]
+                listed = any(queued[2] for queued in batch)
+                work = functools.partial(self._run_all, works=works)
+            try:
+                self._worker.start_write(
+                    work,
+                    functools.partial(self._done, batch, alone),
+                    committed=self._counted if listed else None,
+                )
+                return
+            except Exception as failure:  # refused before it ran (a closed store)
+                for queued in batch:
+                    _settle(queued[1], failure=failure)
+
+    def _take(self) -> tuple[list[Queued], bool]:
+        """The next batch (empty: none) and whether it runs alone, without savepoints; a
+        caller cancelled before its batch was taken is skipped."""
+        while self._again:
+            queued = self._again.popleft()
+            if not queued[1].cancelled():
+                return [queued], True
         batch: list[Queued] = []
-        try:
-            while self._queue:
-                taken = self._queue[:GROUP_LIMIT]
-                del self._queue[:GROUP_LIMIT]
-                batch = [queued for queued in taken if not queued[1].cancelled()]
-                if len(batch) == 1:
-                    await self._alone(*batch[0])
-                elif batch:
-                    await self._together(batch)
-        finally:
-            self._flusher = None
-            # Only when the flusher itself is cancelled (the loop shuts down): nobody waits.
-            for _, result, _ in [*batch, *self._queue]:
-                if not result.done():
-                    result.cancel()
-            self._queue.clear()
+        while self._queue and len(batch) < GROUP_LIMIT:
+            queued = self._queue.popleft()
+            if not queued[1].cancelled():
+                batch.append(queued)
+        return batch, len(batch) == 1
 
-    async def _alone(self, work: Work, result: asyncio.Future[Any], listed: bool) -> None:
-        try:
-            value = await self._worker.write(work, committed=self._counted if listed else None)
-        except Exception as failure:
-            _settle(result, failure=failure)
-        else:
-            _settle(result, value=value)
-
-    async def _together(self, batch: list[Queued]) -> None:
-        works = [work for work, _, _ in batch]
-        listed = any(queued[2] for queued in batch)
-        try:
-            outcomes = await self._worker.write(
-                lambda conn: self._run_all(conn, works), committed=self._counted if listed else None
-            )
-        except Exception:
-            # Nothing of the batch was committed: each write again on its own.
+    def _done(self, batch: list[Queued], alone: bool, outcome: Future[Any]) -> None:
+        if outcome.cancelled():  # the worker shut down before it ran: nobody will run it
             for queued in batch:
-                if not queued[1].cancelled():
-                    await self._alone(*queued)
+                queued[1].cancel()
+            self._next()
             return
-        for (_, result, _), (value, failure) in zip(batch, outcomes, strict=True):
-            _settle(result, value=value, failure=failure)
+        failure = outcome.exception()
+        if alone:
+            _settle(batch[0][1], value=None if failure else outcome.result(), failure=failure)
+        elif failure is not None:
+            # Nothing of the batch was committed: each write again on its own, before the rest.
+            self._again.extend(batch)
+        else:
+            for (_, result, _), (value, error) in zip(batch, outcome.result(), strict=True):
+                _settle(result, value=value, failure=error)
+        self._next()
 
     # -- on the worker thread ------------------------------------------------------------------
 
@@ -111,7 +144,7 @@ class GroupCommit:
         self.listed_commits += 1
 
     def _run_all(
-        self, conn: sqlite3.Connection, works: list[Work]
+        self, conn: sqlite3.Connection, *, works: list[Work]
     ) -> list[tuple[Any, Exception | None]]:
         outcomes: list[tuple[Any, Exception | None]] = []
         for work in works:
@@ -146,7 +179,7 @@ class GroupCommit:
 
 
 def _settle(
-    result: asyncio.Future[Any], *, value: Any = None, failure: Exception | None = None
+    result: asyncio.Future[Any], *, value: Any = None, failure: BaseException | None = None
 ) -> None:
     if result.done():
         return

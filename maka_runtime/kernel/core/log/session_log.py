@@ -86,8 +86,11 @@ class SessionLog:
         return result
 
     async def append(self, messages: Sequence[StoredMessage]) -> list[StoredMessage]:
-        """Commit *messages*, publish them, and return them stamped with their ``seq``."""
-        return await asyncio.shield(self.submit(messages))
+        """Commit *messages*, publish them, and return them stamped with their ``seq``.
+
+        A caller cancelled meanwhile only stops waiting: the writer commits and publishes the
+        entries all the same (it settles only a future still pending)."""
+        return await self.submit(messages)
 
     async def _write(self) -> None:
         try:
@@ -124,7 +127,8 @@ class SessionLog:
                 for single in batch:
                     await self._commit([single])
                 return
-            batch[0][1].set_exception(failure)
+            if not batch[0][1].done():
+                batch[0][1].set_exception(failure)
             return
         self._publish(stamped)
         offset = 0
