@@ -43,7 +43,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from maka_runtime_client.keepalive import KEEPALIVE, KeepalivePolicy
 
-from maka_runtime.common import observability
+from maka_runtime.common import codecache, observability
 from maka_runtime.common.aio import race
 from maka_runtime.common.auth import Authenticator, Gate, TokenFileError
 from maka_runtime.common.config import CommonConfig
@@ -386,5 +386,7 @@ def run_main(
 ) -> int:
     """Entry-point helper: logging, event loop (asyncio's, or *loop_factory*'s), exit code."""
     configure_logging(config.log_level, config.log_format)
+    # Every module is imported by now: keep their dataclasses' code for the next start.
+    codecache.save()
     with asyncio.Runner(loop_factory=loop_factory) as runner:
         return runner.run(serve(config, service))

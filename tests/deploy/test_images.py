@@ -92,6 +92,21 @@ def test_the_resource_image_carries_bash_coreutils_git_and_bubblewrap(
     assert "coreutils" in lines[3]
 
 
+@pytest.mark.parametrize("service", ["kernel", "resource"])
+def test_a_start_in_either_image_compiles_no_dataclass_code(
+    podman_env: dict[str, str], images: dict[str, str], service: str
+) -> None:
+    """The build saved the code of both services' dataclasses (deploy/warm-codecache.py), and
+    the image's user reads it: importing the service compiles none of it."""
+    code = (
+        f"import maka_runtime.{service}.server; from maka_runtime.common import codecache; "
+        "s = codecache.stats(); print(s.hits, s.misses)"
+    )
+    command = ["podman", "run", "--rm", "--entrypoint", "/opt/maka/bin/python"]
+    hits, misses = run([*command, images[service], "-c", code], env=podman_env).stdout.split()
+    assert (int(hits) > 100, int(misses)) == (True, 0)
+
+
 @contextmanager
 def container(env: dict[str, str], image: str, *args: str, init: bool) -> Iterator[str]:
     name = f"maka-pid1-{os.getpid()}-{time.monotonic_ns()}"

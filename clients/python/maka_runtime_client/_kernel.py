@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -385,7 +385,7 @@ class KernelClient:
         :meth:`watch_session`.
         """
         t = self._stream_timeout(timeout)
-        source = _TurnSource(self._stub, session_id, turn_id or uuid.uuid4().hex, text, t)
+        source = _TurnSource(self._stub, session_id, turn_id or os.urandom(16).hex(), text, t)
         return TurnStream(source, self._channel, self.options)
 
     async def wait_until_settled(

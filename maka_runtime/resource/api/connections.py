@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
+import os
 from dataclasses import dataclass, field
 
 from maka_runtime.resource.core import ConnectionContext, NotFoundError, ResourceHost, check_length
@@ -43,7 +43,7 @@ class ConnectionRegistry:
 
     def open(self, client_name: str, *, peer: str = "", surface: str = "grpc") -> ConnectionContext:
         check_length("client_name", client_name)
-        connection_id = f"conn-{uuid.uuid4().hex}"
+        connection_id = f"conn-{os.urandom(16).hex()}"
         self._open[connection_id] = _Connection(client_name, peer)
         log.debug(
             "connection %s opened by %s from %s",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
-import uuid
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,7 +22,7 @@ def now_ms() -> int:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ is how much is queued now, over every running turn.
 from __future__ import annotations
 
 import itertools
-import uuid
+import os
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
@@ -43,7 +43,7 @@ class HostedMessageAuthority:
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         counter = itertools.count(1)
-        self._new_id = new_id or (lambda: f"msg-{uuid.uuid4().hex[:12]}-{next(counter)}")
+        self._new_id = new_id or (lambda: f"msg-{os.urandom(6).hex()}-{next(counter)}")
         self._owners: dict[str, HostedMessageOwner] = {}
         self.max_messages = max_messages
         self.max_bytes = max_bytes

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -256,7 +255,7 @@ def _cgroup_tree(settings: SandboxSettings) -> tuple[CgroupTree | None, str]:
         if mount is None or own is None:
             return None, "no cgroup v2 hierarchy is mounted"
         root = mount / own.lstrip("/") / "maka-runs"
-    instance = settings.cgroup_instance or f"p{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    instance = settings.cgroup_instance or f"p{os.getpid()}-{os.urandom(4).hex()}"
     probe = CgroupTree.probe(root / instance)
     return probe.tree, probe.reason
 
