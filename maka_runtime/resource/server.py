@@ -57,6 +57,7 @@ from maka_runtime.resource.core import (
 )
 from maka_runtime.resource.core.drain import drain
 from maka_runtime.resource.core.sandbox import Sandbox
+from maka_runtime.resource.core.sandbox.cgroups import cgroup2_options
 from maka_runtime.resource.run_metrics import RunObserver
 from maka_runtime.resource.sandbox_config import (
     add_sandbox_settings,
@@ -217,6 +218,12 @@ def _log_capabilities(caps: Capabilities) -> None:
         log.warning("sandbox UNAVAILABLE, sandboxed runs are refused: %s", caps.bwrap.reason)
     if caps.containment == "cgroup":
         log.info("containment: a cgroup per run under %s", caps.cgroup_root)
+        if "favordynmods" not in (cgroup2_options() or ()):
+            log.info(
+                "containment: cgroup2 is mounted without favordynmods, so moving a run into its "
+                "cgroup can wait for an RCU grace period (5-20 ms) after an idle spell (README: "
+                "Sandboxed execution)"
+            )
     else:
         log.warning("containment: process groups only (%s)", caps.containment_reason)
 

@@ -28,6 +28,7 @@ __all__ = [
     "CgroupTree",
     "RunCgroup",
     "cgroup2_mount",
+    "cgroup2_options",
     "own_cgroup",
     "sweep_leftovers",
 ]
@@ -40,14 +41,32 @@ _PROBE_TIMEOUT: Final = 5.0
 def cgroup2_mount() -> Path | None:
     """Where the cgroup v2 hierarchy is mounted (``/sys/fs/cgroup`` or, on a hybrid host,
     ``/sys/fs/cgroup/unified``); ``None`` without one."""
+    found = _cgroup2_entry(_mountinfo())
+    return None if found is None else found[0]
+
+
+def cgroup2_options(mountinfo: str | None = None) -> frozenset[str] | None:
+    """The cgroup v2 hierarchy's own mount options (``nsdelegate``, ``favordynmods`` …), from
+    *mountinfo* (default: this process's); ``None`` without a hierarchy."""
+    found = _cgroup2_entry(_mountinfo() if mountinfo is None else mountinfo)
+    return None if found is None else found[1]
+
+
+def _mountinfo() -> str:
     try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+        return Path("/proc/self/mountinfo").read_text()
     except OSError:
-        return None
-    for line in lines:
+        return ""
+
+
+def _cgroup2_entry(mountinfo: str) -> tuple[Path, frozenset[str]] | None:
+    """The mount point and super options of the first cgroup2 line of *mountinfo*."""
+    for line in mountinfo.splitlines():
         left, _, right = line.partition(" - ")
-        if right.split(" ", 1)[0] == "cgroup2":
-            return Path(left.split(" ")[4])
+        fields = right.split(" ")
+        if fields[0] == "cgroup2":
+            options = fields[2] if len(fields) > 2 else ""
+            return Path(left.split(" ")[4]), frozenset(filter(None, options.split(",")))
     return None
 
 
