@@ -24,6 +24,7 @@ from maka_runtime.resource.core.process.termination import (
     RUN_MARKER_VARIABLE,
     ExitWatch,
     kill_group,
+    pin_process,
     signal_group,
 )
 from maka_runtime.resource.core.records import ProcessIdentity
@@ -315,17 +316,59 @@ class ProcessHandle:
 async def _group_ended(pgid: int, within: float) -> bool:
     """Wait (up to *within* seconds) until no process of group *pgid* is still running: without
     a cgroup, this is how a sandboxed run's end waits for its PID namespace, whose init is in the
-    group and ends only once the kernel has ended every process of the namespace."""
+    group and ends only once the kernel has ended every process of the namespace.
+
+    The kernel offers no wait for a group, but one for a process: each round finds the group's
+    running members in ``/proc``, pins each with a pidfd and waits until every one has exited
+    (readable pidfds on the event loop), then looks again, since a member may have started
+    another before it ended. No round sleeps; a group that is gone ends the wait at once."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while signal_group(pgid, 0):
-        running = (_procfs.read_stat(pid) for pid in _procfs.iter_pids())
-        if not any(s is not None and s.pgid == pgid and not s.zombie for s in running):
+        members = _running_members(pgid)
+        if not members:
             return True
-        if loop.time() >= deadline:
-            return False
-        await asyncio.sleep(0.01)  # polling /proc: the kernel offers no wait for a group
+        try:
+            if not await _all_exited(loop, members, deadline - loop.time()):
+                return False
+        finally:
+            for pidfd in members:
+                os.close(pidfd)
     return True
+
+
+def _running_members(pgid: int) -> list[int]:
+    """Pidfds of the running (not zombie) processes of group *pgid*."""
+    pinned = []
+    for pid in _procfs.iter_pids():
+        stat = _procfs.read_stat(pid)
+        if stat is not None and stat.pgid == pgid and not stat.zombie:
+            pidfd = pin_process(stat)
+            if pidfd is not None:
+                pinned.append(pidfd)
+    return pinned
+
+
+async def _all_exited(loop: asyncio.AbstractEventLoop, pidfds: list[int], within: float) -> bool:
+    """Whether every process of *pidfds* exited within *within* seconds."""
+    if within <= 0:
+        return False
+    waiting = set(pidfds)
+    done: asyncio.Future[None] = loop.create_future()
+
+    def exited(pidfd: int) -> None:
+        loop.remove_reader(pidfd)
+        waiting.discard(pidfd)
+        if not waiting and not done.done():
+            done.set_result(None)
+
+    for pidfd in pidfds:
+        loop.add_reader(pidfd, exited, pidfd)
+    try:
+        return await race(done, within=within) == 0
+    finally:
+        for pidfd in waiting:
+            loop.remove_reader(pidfd)
 
 
 def _readable(fd: int) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "abandon_unstarted",
     "kill_group",
     "kill_leftovers",
+    "pin_process",
     "signal_group",
     "signal_name",
     "terminate_group",
@@ -220,7 +221,7 @@ def kill_leftovers(
                 continue
             if not ((group is not None and stat.pgid == group) or _procfs.environ_has(pid, marker)):
                 continue
-            pidfd = _pin(stat)
+            pidfd = pin_process(stat)
             if pidfd is not None:
                 pinned[pid] = pidfd
         for pidfd in pinned.values():
@@ -235,7 +236,7 @@ def kill_leftovers(
     )
 
 
-def _pin(stat: _procfs.ProcStat) -> int | None:
+def pin_process(stat: _procfs.ProcStat) -> int | None:
     """A pidfd for exactly the process *stat* describes, or ``None`` if it is gone."""
     try:
         pidfd = os.pidfd_open(stat.pid)
