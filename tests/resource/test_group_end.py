@@ -68,6 +68,21 @@ def count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return scans
 
 
+class TimerFreeAsyncio:
+    """``asyncio`` as ``child.py`` sees it in a test: every name is asyncio's, but each
+    ``sleep`` the module asks for is recorded, so a wait that polls shows up as its timers."""
+
+    def __init__(self) -> None:
+        self.sleeps: list[float] = []
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(asyncio, name)
+
+    def sleep(self, delay: float, *args: object) -> object:
+        self.sleeps.append(delay)
+        return asyncio.sleep(delay, *args)
+
+
 def wait_exited(pid: int) -> None:
     """Block until process *pid* has exited (its pidfd is readable)."""
     pidfd = os.pidfd_open(pid)
@@ -83,11 +98,13 @@ async def test_the_wait_ends_on_the_last_members_exit_without_polling(
     with orphaned_group(2) as (pgid, writers):
         first, second = members(pgid)  # forked before the leader exited
         scans = count_scans(monkeypatch)
+        timers = TimerFreeAsyncio()
+        monkeypatch.setattr(child, "asyncio", timers)
         waiting = asyncio.ensure_future(child._group_ended(pgid, 30.0))
-        # A tenth of a second with the loop free and both members running: a wait that
-        # polled would look at /proc again and again in it; this one looked once.
-        await asyncio.sleep(0.1)
-        assert len(scans) == 1 and not waiting.done()
+        for _ in range(3):
+            await asyncio.sleep(0)  # the wait has looked at the group and is waiting
+        # Both members run: a wait that polled would have asked for a timer by now.
+        assert (len(scans), timers.sleeps, waiting.done()) == (1, [], False)
         os.close(writers.pop(0))  # the first member reads its end of file and exits
         await asyncio.get_running_loop().run_in_executor(None, wait_exited, first)
         for _ in range(3):
@@ -96,9 +113,9 @@ async def test_the_wait_ends_on_the_last_members_exit_without_polling(
         os.close(writers.pop(0))
         await asyncio.get_running_loop().run_in_executor(None, wait_exited, second)
         assert await asyncio.wait_for(waiting, 10) is True
-        # Woken by the exits, not by a timer: one look that found both members, and one
+        # Woken by the exits, never by a timer: one look that found both members, and one
         # after they had both exited that found none.
-        assert len(scans) == 2
+        assert len(scans) == 2 and timers.sleeps == []
 
 
 async def test_a_member_that_never_exits_ends_the_wait_at_its_deadline() -> None:
