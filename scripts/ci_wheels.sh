@@ -58,7 +58,10 @@ for name in ("maka_runtime_proto/descriptors.binpb", "maka_runtime_proto/kernel/
     assert name in names, f"the client wheel lacks {name}"
 names, top = contents("maka_runtime-0*.whl")
 assert top == {"maka_runtime"}, top
-print("client wheel:", len(names), "files; server wheel: maka_runtime only")
+native = [n for n in names if n.startswith("maka_runtime/resource/core/process/_clone.")]
+assert [n for n in native if n.endswith(".so")], f"the server wheel lacks the native spawner: {native}"
+assert not [n for n in names if n.endswith(".c")], "the server wheel carries C sources"
+print("client wheel:", len(names), "files; server wheel: maka_runtime only, with _clone")
 EOF
 ls "$dist"
 

@@ -105,6 +105,14 @@ def _add_containment_settings(settings: SettingsParser) -> None:
         "its process group; process-group: never a cgroup",
     )
     settings.add(
+        "run-cgroup-entry",
+        choices=("auto", "join"),
+        default="auto",
+        help="how a run's first process enters its cgroup. auto: it is created inside it "
+        "(clone3) where the host allows that, else it joins; join: it always joins it itself "
+        "(which can wait for the kernel after an idle spell)",
+    )
+    settings.add(
         "run-cgroup-root",
         default="",
         metavar="DIR",
@@ -142,6 +150,7 @@ def sandbox_settings(ns: Any, data_dir: Path) -> SandboxSettings:
         protect_scan_max=int(ns.sandbox_protect_scan_max),
         layout_cache_entries=int(ns.sandbox_layout_cache),
         containment="process-group" if ns.run_containment == "process-group" else "auto",
+        cgroup_entry="join" if ns.run_cgroup_entry == "join" else "auto",
         cgroup_root=str(ns.run_cgroup_root) or None,
         cgroup_instance=f"data-{digest}",
         pids_max=int(ns.run_pids_max) or None,

@@ -218,7 +218,13 @@ def _log_capabilities(caps: Capabilities) -> None:
         log.warning("sandbox UNAVAILABLE, sandboxed runs are refused: %s", caps.bwrap.reason)
     if caps.containment == "cgroup":
         log.info("containment: a cgroup per run under %s", caps.cgroup_root)
-        if "favordynmods" not in (cgroup2_options() or ()):
+        if caps.cgroup_entry == "clone3":
+            log.info("containment: each run's leader is created inside its cgroup (clone3)")
+        else:
+            log.info(
+                "containment: each run's leader joins its cgroup (%s)", caps.cgroup_entry_reason
+            )
+        if caps.cgroup_entry != "clone3" and "favordynmods" not in (cgroup2_options() or ()):
             log.info(
                 "containment: cgroup2 is mounted without favordynmods, so moving a run into its "
                 "cgroup can wait for an RCU grace period (5-20 ms) after an idle spell (README: "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,8 @@ from maka_runtime.resource.core import (
     ShellRunConfig,
     StandaloneSessionDirectory,
 )
+from maka_runtime.resource.core.sandbox import Sandbox
+from maka_runtime.resource.core.sandbox.cgroups import RunCgroup
 from maka_runtime.resource.store import SqliteShellRunStore
 from tests.support.sandbox import TEST_SANDBOX
 
@@ -128,6 +131,27 @@ async def host(tmp_path: Path) -> AsyncIterator[Host]:
     finally:
         await close_host(opened)
         assert opened.manager.live_counts() == (0, 0)
+
+
+@pytest.fixture
+def cgroup() -> Iterator[RunCgroup]:
+    """A fresh run cgroup under the service's own tree (as the service would make it)."""
+    sandbox = Sandbox.open(TEST_SANDBOX)
+    if sandbox.tree is None:
+        # Only where the service itself would run without cgroups (no delegated cgroup v2
+        # tree: not root, no systemd delegation); CI, as root, requires one.
+        why = f"no cgroup tree: {sandbox.capabilities.containment_reason}"
+        sandbox.close()
+        if os.environ.get("MAKA_REQUIRE_TOOLCHAINS") == "1":
+            pytest.fail(f"{why} (MAKA_REQUIRE_TOOLCHAINS=1)")
+        pytest.skip(why)
+    made = sandbox.tree.create(uuid.uuid4().hex, pids_max=None, memory_max=None)
+    try:
+        yield made
+    finally:
+        made.kill()
+        made.remove()
+        sandbox.close()
 
 
 @pytest.fixture

@@ -1,12 +1,16 @@
 """Where the cgroup v2 hierarchy is and how it is mounted (sandbox/cgroups.py), read from
 mountinfo: a hybrid host's ``unified`` mount, a pure v2 host's with ``nsdelegate`` and
 ``favordynmods``, none at all. The service says at start when runs' cgroup moves may wait for
-the kernel (a mount without ``favordynmods``)."""
+the kernel (leaders that join their cgroup, on a mount without ``favordynmods``), and how runs
+enter their cgroups."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from maka_runtime.resource.core.process.leader import clone_into_unavailable
 from maka_runtime.resource.core.sandbox.cgroups import (
     _cgroup2_entry,
     cgroup2_mount,
@@ -49,13 +53,25 @@ def test_this_hosts_mount_is_read_from_its_mountinfo() -> None:
     assert cgroup2_options() == (None if expected is None else expected[1])
 
 
-def test_the_start_says_when_cgroup_moves_may_wait(tmp_path: Path) -> None:
-    with running_service("resource", tmp_path, "--standalone") as handle:
-        lines = list(handle.lines)
+@pytest.mark.parametrize("entry", ["auto", "join"])
+def test_the_start_says_how_runs_enter_their_cgroups_and_when_that_may_wait(
+    tmp_path: Path, entry: str
+) -> None:
+    with running_service("resource", tmp_path, "--standalone", "--run-cgroup-entry", entry) as h:
+        lines = list(h.lines)
     contained = any("containment: a cgroup per run" in line for line in lines)
+    cloned = any("created inside its cgroup (clone3)" in line for line in lines)
+    joins = any("joins its cgroup (" in line for line in lines)
     hinted = any("mounted without favordynmods" in line for line in lines)
-    if contained:
-        assert hinted == ("favordynmods" not in (cgroup2_options() or ()))
-    else:  # runs without cgroups move nothing, so there is no wait to warn of
+    if not contained:  # runs without cgroups move nothing, so there is no wait to warn of
         assert any("containment: process groups only" in line for line in lines)
-        assert not hinted
+        assert not (hinted or cloned or joins)
+    elif entry == "join":
+        assert joins and not cloned
+        assert any("joins its cgroup (--run-cgroup-entry join)" in line for line in lines)
+        assert hinted == ("favordynmods" not in (cgroup2_options() or ()))
+    else:
+        # A leader created inside its cgroup never moves, so it never waits for the kernel.
+        assert cloned != joins
+        assert not (cloned and hinted)
+        assert cloned == (clone_into_unavailable() == "")

@@ -5,35 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import uuid
-from collections.abc import Iterator
 
 import pytest
 
-from maka_runtime.resource.core.sandbox import Sandbox
 from maka_runtime.resource.core.sandbox.cgroups import RunCgroup
-from tests.support.sandbox import TEST_SANDBOX
-
-
-@pytest.fixture
-def cgroup() -> Iterator[RunCgroup]:
-    sandbox = Sandbox.open(TEST_SANDBOX)
-    if sandbox.tree is None:
-        # Only where the service itself would run without cgroups (no delegated cgroup v2
-        # tree: not root, no systemd delegation); CI, as root, requires one.
-        why = f"no cgroup tree: {sandbox.capabilities.containment_reason}"
-        sandbox.close()
-        if os.environ.get("MAKA_REQUIRE_TOOLCHAINS") == "1":
-            pytest.fail(f"{why} (MAKA_REQUIRE_TOOLCHAINS=1)")
-        pytest.skip(why)
-    made = sandbox.tree.create(uuid.uuid4().hex, pids_max=None, memory_max=None)
-    try:
-        yield made
-    finally:
-        made.kill()
-        made.remove()
-        sandbox.close()
 
 
 async def test_killed_members_are_awaited_without_polling(

@@ -8,7 +8,6 @@ import dataclasses
 import os
 import signal
 import sqlite3
-import subprocess
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -17,7 +16,9 @@ from typing import Any
 import pytest
 
 from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
+from maka_runtime.resource.core.process import leader, pipes
 from maka_runtime.resource.core.process.child import ProcessHandle
+from maka_runtime.resource.core.process.leader import Leader
 from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
 from maka_runtime.resource.core.sandbox.cgroups import RunCgroup
 from maka_runtime.resource.core.sandbox.launch import LaunchPlan, Sandbox
@@ -151,16 +152,16 @@ async def test_the_record_write_reaches_the_store_before_the_spawn(
         applied.set()
         return real_apply(self, db, **kw)
 
-    real_popen = subprocess.Popen
+    real_start = leader.start_leader
     at_spawn: list[bool] = []
 
-    def popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+    def start_leader(*args: Any, **kwargs: Any) -> Leader:
         # Blocks the event loop, as the spawn does: only the store's own thread can set it.
         at_spawn.append(applied.wait(timeout=10))
-        return real_popen(*args, **kwargs)
+        return real_start(*args, **kwargs)
 
     monkeypatch.setattr(GroupCommit, "_apply", apply)
-    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(pipes, "start_leader", start_leader)
     final = await host.coordinator.run_foreground_bash(bash_input("true", "call.1"))
     assert final.status == "completed"
     assert at_spawn == [True]
@@ -181,22 +182,30 @@ async def _exit_of(pid: int) -> asyncio.Future[None]:
     return exited
 
 
-@pytest.fixture
-def vanished_cgroup(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """Every run's cgroup is a directory that is gone by the time its leader joins it."""
+#: What a run whose cgroup vanished says, by how its leader enters the cgroup.
+_REFUSED = {"join": "could not join the run's cgroup", "clone3": "No such file or directory"}
+
+
+@pytest.fixture(params=sorted(_REFUSED))
+def vanished_cgroup(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest
+) -> str:
+    """Every run's cgroup is a directory that is gone by the time its leader enters it (joins
+    it, or is created inside it); returns what the run's record says of that."""
     real_prepare = Sandbox.prepare
     gone = tmp_path / "run-gone"
+    entry = request.param
 
     def prepare(self: Sandbox, *args: Any, **kwargs: Any) -> LaunchPlan:
         plan = real_prepare(self, *args, **kwargs)
-        return dataclasses.replace(plan, cgroup=RunCgroup(gone))
+        return dataclasses.replace(plan, cgroup=RunCgroup(gone), clone_into=entry == "clone3")
 
     monkeypatch.setattr(Sandbox, "prepare", prepare)
-    return gone
+    return _REFUSED[entry]
 
 
 async def test_a_leader_refused_by_its_cgroup_is_recorded_as_never_started(
-    host: Host, vanished_cgroup: Path, scratch_dir: Path
+    host: Host, vanished_cgroup: str, scratch_dir: Path
 ) -> None:
     marker = scratch_dir / "ran"
     final = await host.coordinator.run_foreground_bash(bash_input(f"touch {marker}", "call.1"))
@@ -204,7 +213,7 @@ async def test_a_leader_refused_by_its_cgroup_is_recorded_as_never_started(
     # Not "exited with code 125": that code was the leader's, and the command never ran.
     assert final.status == "failed" and final.exit_code is None
     assert (final.message or "").startswith("Command could not start: ")
-    assert "could not join the run's cgroup" in (final.message or "")
+    assert vanished_cgroup in (final.message or "")
     stored = await host.store.get(final.ref)
     assert stored is not None and stored.status == "failed" and stored.exit_code is None
 
@@ -225,7 +234,7 @@ async def _final(host: Host, started: ShellRunRecord) -> ShellRunRecord:
 
 
 async def test_a_pty_leader_refused_by_its_cgroup_is_recorded_as_never_started(
-    host: Host, vanished_cgroup: Path, scratch_dir: Path
+    host: Host, vanished_cgroup: str, scratch_dir: Path
 ) -> None:
     marker = scratch_dir / "ran"
     started = await host.coordinator.run_background_bash(
@@ -234,7 +243,7 @@ async def test_a_pty_leader_refused_by_its_cgroup_is_recorded_as_never_started(
     final = await asyncio.wait_for(_final(host, started), timeout=30)
     assert not marker.exists()
     assert final.status == "failed" and final.exit_code is None
-    assert "could not join the run's cgroup" in (final.message or "")
+    assert vanished_cgroup in (final.message or "")
 
 
 async def test_a_pty_command_gets_its_terminal_past_the_gate_and_keeps_its_exit_code(

@@ -463,6 +463,32 @@ async def test_per_run_limits_are_enforced_or_reported(tmp_path: Path, workspace
         await stop_server(running)
 
 
+@pytest.mark.parametrize("entry", ["auto", "join"])
+async def test_a_run_is_in_its_own_cgroup_however_its_leader_entered_it(
+    tmp_path: Path, workspace: Path, entry: str
+) -> None:
+    """``auto``: the leader is created inside its cgroup (clone3); ``join``: it writes itself
+    into it. Either way the command, and what it leaves behind, are in the run's cgroup."""
+    settings = dataclasses.replace(
+        E2E_CONFIG.sandbox, cgroup_entry="join" if entry == "join" else "auto"
+    )
+    running = await start_server(
+        tmp_path / "data", dataclasses.replace(E2E_CONFIG, sandbox=settings)
+    )
+    try:
+        caps = (await running.stub().GetServerInfo(pb.GetServerInfoRequest())).sandbox
+        assert caps.containment == sb.CONTAINMENT_CGROUP
+        command = "grep '^0::' /proc/self/cgroup; setsid sleep 600 & echo $!"
+        result = await run(running, command, workspace, boundary=DANGER)
+        cgroup_line, escapee = result.pipes.stdout.split()
+        run_id = result.ref.rsplit("/", 1)[-1]
+        assert cgroup_line.startswith("0::/") and cgroup_line.endswith(f"/run-{run_id}")
+        assert os.path.join(caps.cgroup_root, f"run-{run_id}").endswith(cgroup_line[3:])
+        assert not alive(int(escapee))  # killed with its cgroup when the run ended
+    finally:
+        await stop_server(running)
+
+
 # -- fallbacks -------------------------------------------------------------------------------
 
 

@@ -10,7 +10,6 @@ import fcntl
 import functools
 import os
 import select
-import subprocess
 import termios
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from maka_runtime.resource.core.process.termination import (
 from maka_runtime.resource.core.records import ProcessIdentity
 
 if TYPE_CHECKING:
+    from maka_runtime.resource.core.process.leader import Leader
     from maka_runtime.resource.core.sandbox.launch import LaunchPlan
 
 __all__ = [
@@ -105,9 +105,7 @@ class ProcessHandle:
     consumers do, so the child never blocks on a full pipe because of the host.
     """
 
-    def __init__(
-        self, popen: subprocess.Popen[bytes], sink: OutputSink, plan: LaunchPlan | None = None
-    ) -> None:
+    def __init__(self, popen: Leader, sink: OutputSink, plan: LaunchPlan | None = None) -> None:
         pid = popen.pid
         #: The run's own cgroup (``None``: contained by its process group only).
         self.cgroup = plan.cgroup if plan is not None else None

@@ -9,6 +9,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from maka_runtime.resource.core.process.child import OutputSink, ProcessHandle
+from maka_runtime.resource.core.process.leader import Leader, start_leader
 from maka_runtime.resource.core.process.termination import abandon_unstarted
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ class PipesProcess(ProcessHandle):
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        popen: Leader,
         stdout: int,
         stderr: int,
         sink: OutputSink,
@@ -52,15 +53,14 @@ class PipesProcess(ProcessHandle):
             for fd in (out_w, err_w):
                 with contextlib.suppress(OSError):
                     fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
-            popen = subprocess.Popen(
+            popen = start_leader(
                 plan.argv(command, gated=gated),
                 stdin=gate_r,
                 stdout=out_w,
                 stderr=err_w,
                 cwd=cwd,
                 env=plan.env,
-                start_new_session=True,
-                close_fds=True,
+                cgroup=plan.entry_cgroup,
             )
         except BaseException:
             for fd in ours:

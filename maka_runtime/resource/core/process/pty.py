@@ -21,12 +21,12 @@ import errno
 import fcntl
 import os
 import struct
-import subprocess
 import termios
 from typing import TYPE_CHECKING, Final
 
 from maka_runtime.resource.core.errors import ResourceExhaustedError, ShellRunPtyControlClosedError
 from maka_runtime.resource.core.process.child import OutputSink, ProcessHandle
+from maka_runtime.resource.core.process.leader import Leader, start_leader
 from maka_runtime.resource.core.process.termination import abandon_unstarted
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class PtyProcess(ProcessHandle):
 
     def __init__(
         self,
-        popen: subprocess.Popen[bytes],
+        popen: Leader,
         master: int,
         sink: OutputSink,
         plan: LaunchPlan | None = None,
@@ -81,15 +81,14 @@ class PtyProcess(ProcessHandle):
             _set_window_size(master, cols, rows)
             if gated:
                 gate_r, gate_w = os.pipe()
-            popen = subprocess.Popen(
+            popen = start_leader(
                 plan.argv(command, tty=os.ttyname(slave), gated=gated),
                 stdin=gate_r if gated else slave,
                 stdout=slave,
                 stderr=slave,
                 cwd=cwd,
                 env=plan.env,
-                start_new_session=True,
-                close_fds=True,
+                cgroup=plan.entry_cgroup,
             )
         except BaseException:
             for fd in (master, gate_w):

@@ -21,15 +21,18 @@ import logging
 import os
 import select
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from maka_runtime.common.aio import race
 from maka_runtime.resource.core.process import procfs as _procfs
 from maka_runtime.resource.core.records import ProcessIdentity
+
+if TYPE_CHECKING:
+    from maka_runtime.resource.core.process.leader import Leader
 
 __all__ = [
     "RUN_MARKER_VARIABLE",
@@ -75,7 +78,7 @@ def kill_group(pgid: int) -> bool:
     return signal_group(pgid, signal.SIGKILL)
 
 
-def abandon_unstarted(popen: subprocess.Popen[bytes]) -> None:
+def abandon_unstarted(popen: Leader) -> None:
     """Kill and reap a child whose handle could not be set up (it never ran as a run)."""
     kill_group(popen.pid)
     popen.wait()

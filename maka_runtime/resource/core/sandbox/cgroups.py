@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from maka_runtime.resource.core.process.leader import clone_into, clone_into_unavailable
+
 __all__ = [
     "CgroupProbe",
     "CgroupTree",
@@ -36,6 +38,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 _PROBE_TIMEOUT: Final = 5.0
+_JOIN_CHOSEN: Final = "--run-cgroup-entry join"
 
 
 def cgroup2_mount() -> Path | None:
@@ -219,14 +222,22 @@ def _write(path: Path, data: bytes) -> None:
 class CgroupTree:
     """The directory under which this service makes its runs' cgroups."""
 
-    def __init__(self, base: Path, *, controllers: tuple[str, ...]) -> None:
+    def __init__(
+        self, base: Path, *, controllers: tuple[str, ...], clone_into: bool = False,
+        entry_reason: str = "",
+    ) -> None:  # fmt: skip
         self.base = base
         #: Controllers the runs' cgroups can use (``pids``, ``memory`` …); may be empty.
         self.controllers = controllers
+        #: Leaders are created inside their cgroup (``clone3``); else they join it themselves.
+        self.clone_into = clone_into
+        #: Why leaders join their cgroup themselves (empty when they are created inside it).
+        self.entry_reason = entry_reason
 
     @classmethod
-    def probe(cls, base: Path) -> CgroupProbe:
-        """Make *base* and check that a child can join a cgroup below it and be killed there."""
+    def probe(cls, base: Path, *, clone_into: bool = True) -> CgroupProbe:
+        """Make *base* and check that a child can be started inside a cgroup below it, or
+        else join one, and be killed there (*clone_into* ``False``: leaders always join)."""
         try:
             base.mkdir(parents=True, exist_ok=True)
             probe = base / f"probe-{os.getpid()}"
@@ -236,21 +247,25 @@ class CgroupTree:
         try:
             if not (probe / "cgroup.kill").exists():
                 return CgroupProbe(None, "the kernel has no cgroup.kill (Linux 5.14 or newer)")
-            joined = subprocess.run(
-                ["/bin/sh", "-c", 'echo 0 > "$0/cgroup.procs"', str(probe)],
-                capture_output=True,
-                timeout=_PROBE_TIMEOUT,
-                check=False,
-            )
-            if joined.returncode != 0:
-                err = joined.stderr.decode(errors="replace").strip()
-                return CgroupProbe(None, f"a process cannot join a cgroup under {base}: {err}")
+            refused = _clone_into_refused(probe) if clone_into else _JOIN_CHOSEN
+            if refused:
+                joined = subprocess.run(
+                    ["/bin/sh", "-c", 'echo 0 > "$0/cgroup.procs"', str(probe)],
+                    capture_output=True,
+                    timeout=_PROBE_TIMEOUT,
+                    check=False,
+                )
+                if joined.returncode != 0:
+                    err = joined.stderr.decode(errors="replace").strip()
+                    return CgroupProbe(None, f"a process cannot join a cgroup under {base}: {err}")
         except (OSError, subprocess.SubprocessError) as error:
             return CgroupProbe(None, f"cannot use cgroups under {base}: {error}")
         finally:
             with contextlib.suppress(OSError):
                 probe.rmdir()
-        return CgroupProbe(cls(base, controllers=_enable_controllers(base)))
+        controllers = _enable_controllers(base)
+        tree = cls(base, controllers=controllers, clone_into=not refused, entry_reason=refused)
+        return CgroupProbe(tree)
 
     def create(self, run_id: str, *, pids_max: int | None, memory_max: int | None) -> RunCgroup:
         """A new cgroup for run *run_id*, with the limits its controllers allow."""
@@ -276,6 +291,26 @@ class CgroupTree:
         except OSError:
             return []
         return [RunCgroup(self.base / name) for name in names if name.startswith("run-")]
+
+
+def _clone_into_refused(probe: Path) -> str:
+    """Why a process cannot be created inside cgroup *probe* here (empty: it can)."""
+    unavailable = clone_into_unavailable()
+    if unavailable:
+        return unavailable
+    null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+    try:
+        leader = clone_into(
+            ["/bin/sh", "-c", ":"], cgroup=probe, stdio=(null, null, null), cwd="/", env={}
+        )
+    except OSError as error:
+        return f"the host refuses clone3 into a cgroup ({error.strerror or error})"
+    finally:
+        os.close(null)
+    code = leader.wait()
+    if code != 0:
+        return f"a process started inside a cgroup ended with {code}"
+    return ""
 
 
 def _enable_controllers(base: Path) -> tuple[str, ...]:

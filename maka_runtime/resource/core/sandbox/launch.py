@@ -2,9 +2,11 @@
 not, for ``danger-full-access``), in a cgroup of its own where the host can make one, with the
 clean environment.
 
-The leader is a tiny ``/bin/sh`` prologue started by ``subprocess`` (no Python in the child).
-It first joins the run's cgroup — before anything of the command runs, so nothing the command
-starts can be outside it — then, for a PTY run, opens the terminal (a session leader without a
+The leader is a tiny ``/bin/sh`` prologue (no Python in the child). Where the host allows it,
+it is created inside the run's cgroup (``process/leader.py``: ``clone3`` with
+``CLONE_INTO_CGROUP``); elsewhere ``subprocess`` starts it and it first joins the run's cgroup
+itself. Either way that is before anything of the command runs, so nothing the command starts
+can be outside it. Then, for a PTY run, it opens the terminal (a session leader without a
 controlling terminal that opens one acquires it), and ``exec``s bubblewrap or the shell under
 the same PID. Inside a sandbox the leader is bubblewrap, which ignores the terminal's and the
 host's HUP/INT/QUIT/TERM/TSTP (so a program that handles them gets them, not its jailer);
@@ -84,6 +86,11 @@ class Capabilities:
     containment_reason: str = ""
     cgroup_root: str = ""
     cgroup_controllers: tuple[str, ...] = ()
+    #: How a run's leader enters its cgroup: ``clone3`` (created inside it) or ``join`` (it
+    #: writes itself into ``cgroup.procs``); empty without cgroups.
+    cgroup_entry: str = ""
+    #: Why leaders join their cgroup instead (empty otherwise).
+    cgroup_entry_reason: str = ""
     #: Configured per-run limits that cannot be enforced here, and why.
     unenforced_limits: tuple[str, ...] = ()
 
@@ -96,11 +103,19 @@ class LaunchPlan:
     cgroup: RunCgroup | None
     sandboxed: bool
     _bwrap: list[str] = field(default_factory=list)
+    #: The leader is started inside :attr:`cgroup` (``clone3``) instead of joining it.
+    clone_into: bool = False
+
+    @property
+    def entry_cgroup(self) -> Path | None:
+        """The cgroup to start the leader in (``None``: start it where the service is)."""
+        return self.cgroup.path if self.cgroup is not None and self.clone_into else None
 
     def argv(self, command: str, *, tty: str = "", gated: bool = False) -> list[str]:
         """The leader's argv; *gated*: it reads its gate on stdin first (see ``_GATE``; a
         gated leader with a *tty* then takes the terminal as its stdin)."""
-        procs = str(self.cgroup.procs) if self.cgroup is not None else ""
+        joins = self.cgroup is not None and not self.clone_into
+        procs = str(self.cgroup.procs) if self.cgroup is not None and joins else ""
         prologue = _PROLOGUES[gated, bool(tty)]
         if not self.sandboxed:
             return ["/bin/sh", "-c", prologue + 'exec "$@"', procs, tty, SHELL, "-c", command]
@@ -138,6 +153,8 @@ class Sandbox:
             containment_reason=reason,
             cgroup_root=str(tree.base) if tree is not None else "",
             cgroup_controllers=tree.controllers if tree is not None else (),
+            cgroup_entry=("clone3" if tree.clone_into else "join") if tree is not None else "",
+            cgroup_entry_reason=tree.entry_reason if tree is not None else "",
             unenforced_limits=_unenforced(settings, tree),
         )
         if tree is None:
@@ -220,7 +237,12 @@ class Sandbox:
             cgroup = self._tree.create(
                 run_id, pids_max=self.settings.pids_max, memory_max=self.settings.memory_max
             )
-        plan = LaunchPlan(env=env, cgroup=cgroup, sandboxed=boundary.sandboxed)
+        plan = LaunchPlan(
+            env=env,
+            cgroup=cgroup,
+            sandboxed=boundary.sandboxed,
+            clone_into=self._tree is not None and self._tree.clone_into,
+        )
         if boundary.sandboxed:
             shape = shape or self.layouts.shape(boundary).layout
             self._note_skipped(shape.skipped)
@@ -256,7 +278,7 @@ def _cgroup_tree(settings: SandboxSettings) -> tuple[CgroupTree | None, str]:
             return None, "no cgroup v2 hierarchy is mounted"
         root = mount / own.lstrip("/") / "maka-runs"
     instance = settings.cgroup_instance or f"p{os.getpid()}-{os.urandom(4).hex()}"
-    probe = CgroupTree.probe(root / instance)
+    probe = CgroupTree.probe(root / instance, clone_into=settings.cgroup_entry == "auto")
     return probe.tree, probe.reason
 
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-__all__ = ["ContainmentMode", "SandboxSettings"]
+__all__ = ["CgroupEntry", "ContainmentMode", "SandboxSettings"]
 
 #: ``auto``: a cgroup per run where the service can make one, else the process group.
 #: ``process-group``: never a cgroup (forces the fallback).
 ContainmentMode: TypeAlias = Literal["auto", "process-group"]
+#: How a run's leader enters its cgroup. ``auto``: created inside it (``clone3``) where the
+#: start-up probe finds that possible, else it joins. ``join``: it always writes itself into
+#: ``cgroup.procs`` (the way without the native spawner).
+CgroupEntry: TypeAlias = Literal["auto", "join"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class SandboxSettings:
     #: the same (``layouts.LayoutCache``); 0: every run computes its own.
     layout_cache_entries: int = 64
     containment: ContainmentMode = "auto"
+    cgroup_entry: CgroupEntry = "auto"
     #: The cgroup v2 directory under which runs get their cgroups; ``None``: ``maka-runs``
     #: under the service's own cgroup.
     cgroup_root: str | None = None
