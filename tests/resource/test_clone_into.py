@@ -17,7 +17,11 @@ from pathlib import Path
 import pytest
 
 from maka_runtime.resource.core.process import leader
-from maka_runtime.resource.core.process.leader import clone_into, clone_into_unavailable
+from maka_runtime.resource.core.process.leader import (
+    clone_into,
+    clone_into_unavailable,
+    start_leader,
+)
 from maka_runtime.resource.core.sandbox import cgroups
 from maka_runtime.resource.core.sandbox.cgroups import CgroupTree, RunCgroup, cgroup2_mount
 
@@ -121,6 +125,26 @@ def test_it_has_only_its_three_streams_its_env_and_its_cwd(
     assert sorted(printed.splitlines()) == sorted(f"{k}={v}" for k, v in env.items())
     _, cwd = _run(["/bin/pwd"], cgroup, cwd=str(tmp_path))
     assert cwd == f"{tmp_path}\n"
+
+
+def test_devnull_is_opened_as_popen_opens_it_for_any_stream(cgroup: RunCgroup) -> None:
+    # Popen opens /dev/null for reading and writing; a command may write to its stdin.
+    read, write = os.pipe()
+    try:
+        started = start_leader(
+            ["/bin/sh", "-c", "echo to-stdin >&0 && echo to-stdout && echo ok >&2"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=write,
+            cwd="/",
+            env=PATH,
+            cgroup=cgroup.path,
+        )
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as output:
+        assert output.read() == b"ok\n"
+    assert isinstance(started, leader.ClonedLeader) and started.wait() == 0
 
 
 # Descriptors 0-2 of the spawning process are themselves among the streams, swapped: each must

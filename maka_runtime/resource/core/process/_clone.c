@@ -71,7 +71,7 @@ struct child {
 
 #define CHILD_STACK_SIZE (64 * 1024)
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__ILP32__)
 /* long maka_clone3(struct clone3_args *, size_t, int (*fn)(void *), void *arg): clone3; the
  * child, on the stack the arguments give it, calls fn(arg) and exits with its result; the
  * parent gets the raw result (a PID, or -errno). As glibc's clone() does for clone. */
@@ -158,20 +158,18 @@ static int run_child(void *arg) {
     fail_child(child, STEP_EXEC);
 }
 
-/* A NULL-terminated array of the bytes objects in *seq*, pointing into them (kept alive by
- * *seq*); NULL with an exception set on error. */
+/* A NULL-terminated array of the bytes objects in the tuple *seq*, pointing into them (a
+ * tuple, which no other thread can change while the GIL is released, keeps them alive); NULL
+ * with an exception set on error. */
 static char **string_array(PyObject *seq, const char *what) {
-    Py_ssize_t n = PyList_Size(seq);
-    if (n < 0) {
-        return NULL;
-    }
+    Py_ssize_t n = PyTuple_GET_SIZE(seq);
     char **array = PyMem_Calloc((size_t)n + 1, sizeof(char *));
     if (array == NULL) {
         PyErr_NoMemory();
         return NULL;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(seq, i);
+        PyObject *item = PyTuple_GET_ITEM(seq, i);
         char *data;
         Py_ssize_t size;
         if (!PyBytes_Check(item) || PyBytes_AsStringAndSize(item, &data, &size) < 0 ||
@@ -219,11 +217,18 @@ static long start(struct child *child, int cgroup) {
     long pid = -1;
     int error = 0;
     Py_BEGIN_ALLOW_THREADS
-    void *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED) {
+    /* A guard page below the stack: an overflow faults instead of writing into this process's
+     * memory (the child shares it). */
+    size_t guard = (size_t)sysconf(_SC_PAGESIZE);
+    char *mapped = mmap(NULL, guard + CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (mapped == MAP_FAILED || mprotect(mapped, guard, PROT_NONE) != 0) {
         error = errno;
+        if (mapped != MAP_FAILED) {
+            munmap(mapped, guard + CHILD_STACK_SIZE);
+        }
     } else {
+        char *stack = mapped + guard;
         struct clone3_args args = {0};
         args.flags = CLONE_VM | CLONE_VFORK | CLONE_INTO_CGROUP;
         args.exit_signal = SIGCHLD;
@@ -246,7 +251,7 @@ static long start(struct child *child, int cgroup) {
             while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR) {
             }
         }
-        munmap(stack, CHILD_STACK_SIZE);
+        munmap(mapped, guard + CHILD_STACK_SIZE);
     }
     Py_END_ALLOW_THREADS
     errno = error;
@@ -276,13 +281,15 @@ static PyObject *spawn(PyObject *module, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "argv must not be empty");
         return NULL;
     }
-    char **argv = string_array(argv_list, "argv");
-    if (argv == NULL) {
-        return NULL;
-    }
-    char **envp = string_array(envp_list, "env");
+    /* Tuples of the lists' items: the child reads them with the GIL released. */
+    PyObject *argv_items = PyList_AsTuple(argv_list);
+    PyObject *envp_items = argv_items == NULL ? NULL : PyList_AsTuple(envp_list);
+    char **argv = envp_items == NULL ? NULL : string_array(argv_items, "argv");
+    char **envp = argv == NULL ? NULL : string_array(envp_items, "env");
     if (envp == NULL) {
         PyMem_Free(argv);
+        Py_XDECREF(argv_items);
+        Py_XDECREF(envp_items);
         return NULL;
     }
     struct child child = {
@@ -296,6 +303,8 @@ static PyObject *spawn(PyObject *module, PyObject *args) {
     int start_error = errno;
     PyMem_Free(argv);
     PyMem_Free(envp);
+    Py_DECREF(argv_items);
+    Py_DECREF(envp_items);
     if (pid < 0) {
         errno = start_error;
         return PyErr_SetFromErrno(PyExc_OSError);

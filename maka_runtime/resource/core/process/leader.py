@@ -10,6 +10,10 @@ instead, and takes no such wait. The standard library cannot ask for it, so
 what ``subprocess.Popen(start_new_session=True, close_fds=True)`` does). It is built at install
 where a C compiler is; where it is not, or where the host refuses ``clone3`` (a seccomp profile,
 an old kernel), the start-up probe says so and runs fall back to joining from their leader.
+
+Why not a library: glibc 2.39 added ``posix_spawnattr_setcgroup_np``, with which ``posix_spawn``
+(through ``ctypes``, no compiler) could do all of this; Debian 12, the images' base and this
+project's CI, has glibc 2.36. With a base on glibc 2.39 or newer, that would replace ``_clone.c``.
 """
 
 from __future__ import annotations
@@ -96,7 +100,8 @@ def clone_into(
     env: Mapping[str, str],
 ) -> ClonedLeader:
     """Start ``argv`` (its first item an absolute path) in a new session inside *cgroup*,
-    with *stdio* as its standard streams and only those open; raises ``OSError`` if it cannot
+    with *stdio* as its standard streams and only those open (the child needs three free
+    descriptor numbers above 2 on the way); raises ``OSError`` if it cannot
     start (``ENOSYS``/``EINVAL``: the host has no ``clone3`` into a cgroup)."""
     if _clone is None:
         raise OSError(f"cannot start inside a cgroup: {_MISSING}")
@@ -132,7 +137,7 @@ def start_leader(
     cgroup: Path | None = None,
 ) -> Leader:
     """Start a leader in a new session with only these standard streams open: inside
-    *cgroup* (:func:`clone_into`) if given, else by ``subprocess``. *stdin* may be
+    *cgroup* (:func:`clone_into`) if given, else by ``subprocess``. Any of the three may be
     ``subprocess.DEVNULL``."""
     if cgroup is None:
         return subprocess.Popen(
@@ -146,8 +151,10 @@ def start_leader(
             close_fds=True,
         )
     null = -1
-    if stdin == subprocess.DEVNULL:
-        stdin = null = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+    stdio = (stdin, stdout, stderr)
+    if subprocess.DEVNULL in stdio:  # as Popen opens it: for reading and writing
+        null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        stdin, stdout, stderr = (null if fd == subprocess.DEVNULL else fd for fd in stdio)
     try:
         return clone_into(argv, cgroup=cgroup, stdio=(stdin, stdout, stderr), cwd=cwd, env=env)
     finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 import select
@@ -304,7 +305,9 @@ def _clone_into_refused(probe: Path) -> str:
             ["/bin/sh", "-c", ":"], cgroup=probe, stdio=(null, null, null), cwd="/", env={}
         )
     except OSError as error:
-        return f"the host refuses clone3 into a cgroup ({error.strerror or error})"
+        if error.errno in (errno.ENOSYS, errno.EINVAL, errno.E2BIG, errno.EPERM, errno.EOPNOTSUPP):
+            return f"the host refuses clone3 into a cgroup ({error.strerror or error})"
+        return f"a process could not be started inside a cgroup ({error})"
     finally:
         os.close(null)
     code = leader.wait()
