@@ -74,12 +74,14 @@ def measure_profile(
     for rep in range(reps + 1):  # the first round warms every target up
         for name, (config, expect) in configs.items():
             cpu, ghz_cpu = hosts[name].cpu_seconds(), _children_cpu_seconds()
+            loop_cpu = hosts[name].loop_cpu_seconds()
             wall = time.perf_counter()
             ghz_report = ghz_profiles.run_ghz(
                 config, hosts[name].address, pair.token, duration_s=duration
             )
             elapsed = time.perf_counter() - wall
             busy = (hosts[name].cpu_seconds() - cpu) / elapsed
+            loop = (hosts[name].loop_cpu_seconds() - loop_cpu) / elapsed
             # ghz is the only child reaped meanwhile: its own CPU, user and system.
             client = (_children_cpu_seconds() - ghz_cpu) / elapsed
             ghz_profiles.check(ghz_report, expect, f"{profile.name} on {name}")
@@ -88,7 +90,11 @@ def measure_profile(
                 # How many of the machine's cores the server (and ghz) kept busy (CPU seconds
                 # per second): a server near 1.0 is at its one interpreter's limit.
                 figures = ghz_profiles.figures(ghz_report, per_call)
-                samples[name].append({**figures, "server_cores": busy, "client_cores": client})
+                # Of those, the event loop's thread: the rest is the server's other threads
+                # (gRPC's, the store's), which share the one interpreter with it.
+                samples[name].append(
+                    {**figures, "server_cores": busy, "loop_cores": loop, "client_cores": client}
+                )
     medians = {
         name: {key: median([r[key] for r in runs]) for key in runs[0]}
         for name, runs in samples.items()

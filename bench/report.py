@@ -54,17 +54,21 @@ def _busy(product: dict[str, float], aio: dict[str, float]) -> str:
     server = _per_unit("server_cores", product, aio) or []
     client = _per_unit("client_cores", product, aio)
     ghz = f"{client[0]:,.1f} / {client[1]:,.1f}" if client else "—"
-    return (
-        f"{product['server_cores']:.2f} / {aio['server_cores']:.2f} "
-        f"| {server[0]:,.1f} / {server[1]:,.1f} | {ghz}"
-    )
+    return f"{_cores(product)} / {_cores(aio)} | {server[0]:,.1f} / {server[1]:,.1f} | {ghz}"
+
+
+def _cores(medians: dict[str, float]) -> str:
+    """A server's busy cores, and its event loop thread's share where measured."""
+    busy = f"{medians['server_cores']:.2f}"
+    return f"{busy} (loop {medians['loop_cores']:.2f})" if "loop_cores" in medians else busy
 
 
 def _profiles_table(profiles: dict[str, Any]) -> list[str]:
     lines = [
         "| profile | what it measures | baseline | product | grpc.aio echo | ratio | grpc-go echo "
         "| ratio | p50 / p99 ms (product) | p99 ms (grpc.aio) | p99 ratio "
-        "| server cores busy (product / grpc.aio) | server CPU µs per unit (product / grpc.aio) "
+        "| server cores busy, of them its loop thread (product / grpc.aio) "
+        "| server CPU µs per unit (product / grpc.aio) "
         "| ghz CPU µs per unit (product / grpc.aio) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]

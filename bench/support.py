@@ -66,8 +66,13 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """The CPU time the process has used so far, user and system, all threads."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return _stat_cpu_seconds(Path(f"/proc/{self.process.pid}/stat"))
+
+    def loop_cpu_seconds(self) -> float:
+        """The CPU time of the process's main thread so far: the thread of its event loop
+        (every server here runs its loop there; its other threads are gRPC's, SQLite's)."""
+        pid = self.process.pid
+        return _stat_cpu_seconds(Path(f"/proc/{pid}/task/{pid}/stat"))
 
     def check_alive(self) -> None:
         if self.process.poll() is not None:
@@ -83,6 +88,12 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         return self.process.wait(timeout)
+
+
+def _stat_cpu_seconds(stat: Path) -> float:
+    """User and system CPU seconds of a ``/proc/…/stat`` (a process's or one thread's)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def clean_env(extra: dict[str, str] | None = None) -> dict[str, str]:
