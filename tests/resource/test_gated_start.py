@@ -8,7 +8,9 @@ import dataclasses
 import os
 import signal
 import sqlite3
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 
 from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
-from maka_runtime.resource.core.process import leader, pipes
+from maka_runtime.resource.core.process import gated, leader, pipes
 from maka_runtime.resource.core.process.child import ProcessHandle
 from maka_runtime.resource.core.process.leader import Leader
 from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
@@ -31,9 +33,23 @@ _SPAWN_STEPS_MAX = 50
 
 
 def _processes_of(record: ShellRunRecord) -> list[int]:
-    """The live processes started for *record* (they carry its run marker)."""
+    """The live processes started for *record*: they carry its run marker, or are in its
+    cgroup (a leader the native spawner holds at its gate has not executed yet, so its
+    environment is still this process's)."""
     entry = f"MAKA_SHELL_RUN_ID={record.id}".encode()
-    return [pid for pid in iter_pids() if environ_has(pid, entry) and not process_gone(pid)]
+    cgroup = f"/run-{record.id}\n".encode()
+    return [
+        pid
+        for pid in iter_pids()
+        if (environ_has(pid, entry) or _cgroup_of(pid).endswith(cgroup)) and not process_gone(pid)
+    ]
+
+
+def _cgroup_of(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cgroup").read_bytes()
+    except OSError:
+        return b""
 
 
 async def _at_its_gate(
@@ -69,6 +85,11 @@ class HeldInsert:
             if spawned:
                 break
             await asyncio.sleep(0)
+        # A leader created off the loop (the native gate) comes in its own time.
+        deadline = time.monotonic() + 10
+        while not spawned and time.monotonic() < deadline:
+            await asyncio.sleep(0.001)
+            spawned = _processes_of(record)
         self.entered.set_result(spawned)
         refused = await self.outcome
         if refused is not None:
@@ -160,8 +181,17 @@ async def test_the_record_write_reaches_the_store_before_the_spawn(
         at_spawn.append(applied.wait(timeout=10))
         return real_start(*args, **kwargs)
 
+    real_clone = leader.clone_into
+
+    def clone_into(*args: Any, **kwargs: Any) -> Any:
+        # A leader the native spawner gates is created on a thread of its own (the loop
+        # goes on); its record's write has reached the store all the same.
+        at_spawn.append(applied.wait(timeout=10))
+        return real_clone(*args, **kwargs)
+
     monkeypatch.setattr(GroupCommit, "_apply", apply)
     monkeypatch.setattr(pipes, "start_leader", start_leader)
+    monkeypatch.setattr(gated, "clone_into", clone_into)
     final = await host.coordinator.run_foreground_bash(bash_input("true", "call.1"))
     assert final.status == "completed"
     assert at_spawn == [True]
@@ -270,3 +300,24 @@ async def test_a_leader_killed_before_its_gate_opened_is_recorded_as_never_start
     assert not marker.exists()
     assert final.status == "failed" and final.exit_code is None
     assert "killed by signal 9" in (final.message or "")
+
+
+async def test_a_leader_created_in_its_cgroup_waits_at_its_gate_with_no_shell(
+    host: Host, held: HeldInsert, scratch_dir: Path, cgroup: RunCgroup
+) -> None:
+    del cgroup  # this host creates leaders inside their cgroups (else the prologue gates them)
+    marker, starting, spawned = await _at_its_gate(host, held, scratch_dir)
+    [pid] = spawned
+    # At its gate it is still the spawner's child (this interpreter), not a /bin/sh prologue;
+    # past it, it executes bubblewrap directly.
+    assert _program(pid) == _program("self", sys.executable)
+    assert not marker.exists()
+    held.outcome.set_result(None)
+    final = await starting
+    assert final.status == "completed" and marker.exists()
+    assert final.process is not None and final.process.pid == pid
+
+
+def _program(pid: int | str, path: str = "") -> str:
+    """The program *pid* runs (``self`` with *path*: that file's real path)."""
+    return os.path.realpath(path or f"/proc/{pid}/exe")

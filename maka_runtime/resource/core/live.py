@@ -40,6 +40,7 @@ from maka_runtime.resource.core.process import (
     TerminationStep,
     terminate_group,
 )
+from maka_runtime.resource.core.process.gated import Gated, GatedStart, opened
 from maka_runtime.resource.core.records import PtyOutput, ShellRunOutput, ShellRunRecord
 
 if TYPE_CHECKING:
@@ -162,18 +163,17 @@ class LiveRun:
         """Commit the ``starting`` record, spawn the process and start supervising it; returns
         the ``running`` record (or the terminal one, if it could not start).
 
-        The record's write goes to the store first; a pipes run's process is spawned while it
-        commits, gated, and starts (its ``/bin/sh``, its cgroup) meanwhile; nothing of the
-        command runs until the record is durable and the gate opens. If the record is
-        refused, or the run is stopped meanwhile, the gate closes and the process ends there;
-        if the host dies, so does the gate's other end. A PTY run is spawned once the record
-        is committed, gated as well, and its gate opened at once."""
+        The record's write goes to the store first; a pipes run's process is spawned, gated,
+        while it commits; nothing of the command runs until the record is durable and the gate
+        opens. If the record is refused, or the run is stopped meanwhile, the gate closes and
+        the process ends there; if the host dies, so does the gate's other end. A PTY run is
+        spawned once the record is committed, gated as well, and its gate opened at once."""
         ctx = self._ctx
         inserting = ctx.spawn(
             ctx.store_call(ctx.store.insert(self.record), self.ref, write=True),
             f"record {self.ref}",
         )
-        gated: ProcessHandle | None = None
+        gated: Gated | None = None
         spawn_error: Exception | None = None
         try:
             if not request.pty:
@@ -196,11 +196,10 @@ class LiveRun:
         try:
             if spawn_error is not None:
                 raise spawn_error
-            process = gated or self._spawn(request, gated=True)  # a PTY run's: gated too
+            process = await opened(gated or self._spawn(request, gated=True))  # PTY: gated too
         except Exception as error:
             log.warning("could not start %s: %s", self.ref, error)
             return await self._finish(None, start_error=error)
-        process.open_gate()
         self.process = process
         if record.timeout_ms is not None:
             self._timeout = asyncio.get_running_loop().call_later(
@@ -209,15 +208,16 @@ class LiveRun:
         self._supervision = ctx.spawn(self._supervise(process), f"supervise {self.ref}")
         return await self.running
 
-    def _spawn_gated(self, request: BashInput) -> tuple[ProcessHandle | None, Exception | None]:
+    def _spawn_gated(self, request: BashInput) -> tuple[Gated | None, Exception | None]:
         """A pipes run's process, gated (see :meth:`launch`), or why it could not start."""
         try:
             return self._spawn(request, gated=True), None
         except Exception as error:
             return None, error
 
-    async def _abandon_gated(self, process: ProcessHandle | None) -> None:
+    async def _abandon_gated(self, gated: Gated | None) -> None:
         """End a gated process at its gate (nothing of its command ran) and release it."""
+        process = await gated.stopped() if isinstance(gated, GatedStart) else gated
         if process is None:
             return
         process.close_gate()
@@ -234,7 +234,7 @@ class LiveRun:
                     process.reap()
                 process.close()
 
-    def _spawn(self, request: BashInput, *, gated: bool = False) -> ProcessHandle:
+    def _spawn(self, request: BashInput, *, gated: bool = False) -> Gated:
         config = self._ctx.config
         plan = self._ctx.sandbox.prepare(
             request,
@@ -255,6 +255,9 @@ class LiveRun:
                     sink=sink,
                     gated=gated,
                 )
+            if gated and plan.direct:
+                # Created off the loop, no shell: the native spawner reads the gate.
+                return GatedStart.begin(request.command, cwd=request.cwd, plan=plan, sink=sink)
             return PipesProcess.spawn(
                 request.command, cwd=request.cwd, plan=plan, sink=sink, gated=gated
             )

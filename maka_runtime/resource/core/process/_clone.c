@@ -20,6 +20,13 @@
  *   descriptor close-on-exec (close_range), execve(path, argv, envp).
  * A step that fails records (step, errno) in the parent's memory and ends the child (127); the
  * parent reaps it and raises OSError.
+ *
+ * Two additions serve a run whose leader would otherwise be a /bin/sh prologue (an exec, about
+ * a millisecond of every run here): the signals given are left ignored (what the prologue's
+ * trap '' does for bubblewrap), and a gated child reads its gate, its stdin, once every step
+ * that can fail is done: "go\n" and it takes /dev/null as stdin and executes; anything else,
+ * end of file included, ends it with 125 before anything of the command ran (the prologue's
+ * gate). The calling thread waits until then, so a gated start is made off the event loop.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -49,7 +56,10 @@
 #endif
 
 /* The step a failed child reached, as the parent reports it. */
-enum { STEP_FDS = 1, STEP_SETSID, STEP_CHDIR, STEP_CLOSE_RANGE, STEP_EXEC, STEP_SIGNALS };
+enum { STEP_FDS = 1, STEP_SETSID, STEP_CHDIR, STEP_CLOSE_RANGE, STEP_EXEC, STEP_SIGNALS, STEP_GATE };
+
+/* A gated child that is not let through exits with this (the prologue's gate does too). */
+#define GATE_REFUSED 125
 
 struct clone3_args {
     unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
@@ -64,6 +74,10 @@ struct child {
     char *const *argv;
     char *const *envp;
     const sigset_t *mask;
+    /* Left ignored (SIG_IGN) instead of reset. */
+    sigset_t ignored;
+    /* Read the gate on stdin before executing. */
+    int gated;
     /* Written by a child that fails; read by the parent once the child has exited. */
     volatile int step;
     volatile int error;
@@ -119,13 +133,49 @@ static void reset_signals(struct child *child) {
         if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, NULL, &now) != 0) {
             continue;
         }
-        if (now.sa_handler != SIG_DFL &&
-            (now.sa_handler != SIG_IGN || sig == SIGPIPE || sig == SIGXFSZ)) {
+        if (sigismember(&child->ignored, sig) == 1) {
+            struct sigaction ign;
+            memset(&ign, 0, sizeof ign);
+            ign.sa_handler = SIG_IGN;
+            sigaction(sig, &ign, NULL);
+        } else if (now.sa_handler != SIG_DFL &&
+                   (now.sa_handler != SIG_IGN || sig == SIGPIPE || sig == SIGXFSZ)) {
             sigaction(sig, &dfl, NULL);
         }
     }
     if (sigprocmask(SIG_SETMASK, child->mask, NULL) != 0) {
         fail_child(child, STEP_SIGNALS);
+    }
+}
+
+/* Read "go\n" from stdin (byte by byte, as a shell's read does, so nothing after it is taken),
+ * then put /dev/null in its place; anything else ends the child with GATE_REFUSED. */
+static void pass_gate(struct child *child) {
+    char got[2];
+    size_t n = 0;
+    for (;;) {
+        char c;
+        ssize_t r = read(0, &c, 1);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r != 1 || (c != '\n' && n == sizeof got)) {
+            syscall(SYS_exit_group, GATE_REFUSED);
+        }
+        if (c == '\n') {
+            break;
+        }
+        got[n++] = c;
+    }
+    if (n != 2 || got[0] != 'g' || got[1] != 'o') {
+        syscall(SYS_exit_group, GATE_REFUSED);
+    }
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || dup2(null, 0) < 0) {
+        fail_child(child, STEP_GATE);
+    }
+    if (null != 0) {
+        close(null);
     }
 }
 
@@ -151,8 +201,14 @@ static int run_child(void *arg) {
     if (child->cwd != NULL && chdir(child->cwd) != 0) {
         fail_child(child, STEP_CHDIR);
     }
-    if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+    /* A gated child waits before it executes: it closes the rest now, or the copy it holds
+     * of its gate's write end (and of every other run's) would keep the gate from ever
+     * reaching end of file. Otherwise they close at execve. */
+    if (syscall(SYS_close_range, 3U, ~0U, child->gated ? 0U : CLOSE_RANGE_CLOEXEC) != 0) {
         fail_child(child, STEP_CLOSE_RANGE);
+    }
+    if (child->gated) {
+        pass_gate(child);
     }
     execve(child->path, child->argv, child->envp);
     fail_child(child, STEP_EXEC);
@@ -185,9 +241,9 @@ static char **string_array(PyObject *seq, const char *what) {
 
 /* OSError(errno, "<strerror> (the child's <step>)"[, filename]). */
 static PyObject *raise_step(int step, int error, PyObject *cwd, PyObject *path) {
-    static const char *names[] = {"?", "descriptors", "setsid", "chdir", "close_range",
-                                  "execve", "signal mask"};
-    const char *name = step > 0 && step <= STEP_SIGNALS ? names[step] : names[0];
+    static const char *names[] = {"?",      "descriptors", "setsid", "chdir", "close_range",
+                                  "execve", "signal mask", "gate"};
+    const char *name = step > 0 && step <= STEP_GATE ? names[step] : names[0];
     PyObject *named = step == STEP_CHDIR ? cwd : step == STEP_EXEC ? path : Py_None;
     PyObject *filename = named == Py_None ? Py_NewRef(Py_None)
                                           : PyUnicode_DecodeFSDefault(PyBytes_AS_STRING(named));
@@ -265,13 +321,26 @@ static long start(struct child *child, int cgroup) {
 }
 
 static PyObject *spawn(PyObject *module, PyObject *args) {
-    PyObject *path, *argv_list, *envp_list, *cwd;
-    int fds[3], cgroup;
+    PyObject *path, *argv_list, *envp_list, *cwd, *ignored = NULL;
+    int fds[3], cgroup, gated = 0;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O!O!O(iii)i", &PyBytes_Type, &path, &PyList_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O(iii)i|pO!", &PyBytes_Type, &path, &PyList_Type,
                           &argv_list, &PyList_Type, &envp_list, &cwd, &fds[0], &fds[1],
-                          &fds[2], &cgroup)) {
+                          &fds[2], &cgroup, &gated, &PyTuple_Type, &ignored)) {
         return NULL;
+    }
+    sigset_t ignored_set;
+    sigemptyset(&ignored_set);
+    for (Py_ssize_t i = 0; ignored != NULL && i < PyTuple_GET_SIZE(ignored); i++) {
+        long sig = PyLong_AsLong(PyTuple_GET_ITEM(ignored, i));
+        if (sig == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (sig <= 0 || sig >= NSIG || sig == SIGKILL || sig == SIGSTOP ||
+            sigaddset(&ignored_set, (int)sig) != 0) {
+            PyErr_Format(PyExc_ValueError, "cannot leave signal %ld ignored", sig);
+            return NULL;
+        }
     }
     if (cwd != Py_None && !PyBytes_Check(cwd)) {
         PyErr_SetString(PyExc_TypeError, "cwd must be bytes or None");
@@ -298,6 +367,8 @@ static PyObject *spawn(PyObject *module, PyObject *args) {
         .path = PyBytes_AS_STRING(path),
         .argv = argv,
         .envp = envp,
+        .ignored = ignored_set,
+        .gated = gated,
     };
     long pid = start(&child, cgroup);
     int start_error = errno;
@@ -317,10 +388,13 @@ static PyObject *spawn(PyObject *module, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"spawn", spawn, METH_VARARGS,
-     "spawn(path, argv, env, cwd, (stdin, stdout, stderr), cgroup_fd) -> pid\n\n"
+     "spawn(path, argv, env, cwd, (stdin, stdout, stderr), cgroup_fd, gated=False, "
+     "ignored=()) -> pid\n\n"
      "Start *path* with *argv* and *env* (lists of bytes) in a new session, inside the cgroup "
      "whose directory *cgroup_fd* is open on, with the three descriptors as its standard "
-     "streams; raises OSError if it cannot start."},
+     "streams and the signals of *ignored* left ignored; raises OSError if it cannot start. "
+     "*gated*: it reads \"go\\n\" from its stdin before executing (returning once it has), "
+     "else exits with 125."},
     {NULL, NULL, 0, NULL},
 };
 

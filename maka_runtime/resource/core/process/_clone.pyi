@@ -5,5 +5,7 @@ def spawn(
     cwd: bytes | None,
     stdio: tuple[int, int, int],
     cgroup: int,
+    gated: bool = False,
+    ignored: tuple[int, ...] = (),
     /,
 ) -> int: ...

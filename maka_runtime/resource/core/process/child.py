@@ -45,7 +45,8 @@ SHELL: Final = "/bin/bash"
 _READ_SIZE: Final = 256 * 1024
 _MAX_SIGNAL: Final = 64
 #: What opens a gated leader's gate (see ``PipesProcess.spawn``).
-_GO: Final = b"go\n"
+#: What opens a gate.
+GO: Final = b"go\n"
 
 OutputSink = Callable[[OutputStream, bytes], None]
 
@@ -150,11 +151,20 @@ class ProcessHandle:
         if gate is None:
             return
         try:
-            os.write(gate, _GO)
+            os.write(gate, GO)
         except BrokenPipeError:
             self._gate_refused = True  # it has already ended, before reading its gate
             os.close(gate)
         else:
+            self._opened_gate = gate
+
+    def adopt_gate(self, gate: int, *, refused: bool) -> None:
+        """Take the write end of a gate opened before this handle existed (a leader created
+        off the loop, ``gated.py``); *refused*: it had ended before "go" could be written."""
+        if refused:
+            self._gate_refused = True
+            os.close(gate)
+        elif gate >= 0:
             self._opened_gate = gate
 
     def ended_before_command(self) -> bool:
@@ -172,7 +182,7 @@ class ProcessHandle:
             fcntl.ioctl(self._opened_gate, termios.FIONREAD, unread)
         except OSError:
             return False
-        return unread[0] == len(_GO)
+        return unread[0] == len(GO)
 
     def close_gate(self) -> None:
         """End a gated leader at its gate, before anything of the command ran (and release an

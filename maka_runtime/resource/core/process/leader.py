@@ -98,11 +98,19 @@ def clone_into(
     stdio: tuple[int, int, int],
     cwd: str | None,
     env: Mapping[str, str],
+    gated: bool = False,
+    ignored: tuple[int, ...] = (),
 ) -> ClonedLeader:
     """Start ``argv`` (its first item an absolute path) in a new session inside *cgroup*,
     with *stdio* as its standard streams and only those open (the child needs three free
-    descriptor numbers above 2 on the way); raises ``OSError`` if it cannot
-    start (``ENOSYS``/``EINVAL``: the host has no ``clone3`` into a cgroup)."""
+    descriptor numbers above 2 on the way) and the signals *ignored* left ignored; raises
+    ``OSError`` if it cannot start (``ENOSYS``/``EINVAL``: the host has no ``clone3`` into a
+    cgroup).
+
+    *gated*: once every step that can fail is done, the child reads its stdin (the gate)
+    and executes only after ``go`` and a newline, with ``/dev/null`` as its stdin; anything
+    else, end of file included, ends it with 125 before it executes. This returns once it
+    has done either, so call it off the event loop (:class:`~.pipes.GatedStart`)."""
     if _clone is None:
         raise OSError(f"cannot start inside a cgroup: {_MISSING}")
     path = os.fsencode(argv[0])
@@ -120,6 +128,8 @@ def clone_into(
             None if cwd is None else os.fsencode(cwd),
             stdio,
             directory,
+            gated,
+            ignored,
         )
     finally:
         os.close(directory)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["PipesProcess"]
 
 # A larger pipe buffer means fewer wake-ups per megabyte of output.
-_PIPE_SIZE = 1024 * 1024
+PIPE_SIZE = 1024 * 1024
 
 
 class PipesProcess(ProcessHandle):
@@ -52,7 +52,7 @@ class PipesProcess(ProcessHandle):
             gate_r, gate_w = _pipe(theirs, ours) if gated else (subprocess.DEVNULL, -1)
             for fd in (out_w, err_w):
                 with contextlib.suppress(OSError):
-                    fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, _PIPE_SIZE)
+                    fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
             popen = start_leader(
                 plan.argv(command, gated=gated),
                 stdin=gate_r,

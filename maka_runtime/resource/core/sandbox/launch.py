@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +72,9 @@ _PROLOGUES: Final = {
     (True, True): _GATED_TTY_PROLOGUE,
 }
 _JAILER_SIGNALS: Final = "HUP,INT,QUIT,TERM,TSTP"
+_JAILER_SIGNAL_NUMBERS: Final = tuple(
+    int(getattr(signal, f"SIG{name}")) for name in _JAILER_SIGNALS.split(",")
+)
 #: Most distinct skipped expansion paths logged (each once).
 _SKIPPED_LOGGED_MAX: Final = 1024
 
@@ -110,6 +114,26 @@ class LaunchPlan:
     def entry_cgroup(self) -> Path | None:
         """The cgroup to start the leader in (``None``: start it where the service is)."""
         return self.cgroup.path if self.cgroup is not None and self.clone_into else None
+
+    @property
+    def direct(self) -> bool:
+        """Whether a gated pipes leader can skip the ``/bin/sh`` prologue: it is created
+        inside its cgroup (nothing to join) and the native spawner reads its gate and leaves
+        :attr:`ignored_signals` ignored itself (``PipesProcess.spawn``)."""
+        return self.entry_cgroup is not None
+
+    @property
+    def ignored_signals(self) -> tuple[int, ...]:
+        """What the leader leaves ignored: bubblewrap the terminal's and the host's signals
+        (``env --default-signal`` restores them for the command); nothing outside a sandbox."""
+        return _JAILER_SIGNAL_NUMBERS if self.sandboxed else ()
+
+    def direct_argv(self, command: str) -> list[str]:
+        """The leader's argv without the prologue (see :attr:`direct`)."""
+        if not self.sandboxed:
+            return [SHELL, "-c", command]
+        inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
+        return [*self._bwrap, *inner]
 
     def argv(self, command: str, *, tty: str = "", gated: bool = False) -> list[str]:
         """The leader's argv; *gated*: it reads its gate on stdin first (see ``_GATE``; a
