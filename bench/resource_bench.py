@@ -8,8 +8,8 @@ machine load, measures (medians over the rounds):
 
 * foreground ``true`` runs per second through ``RunForeground`` with 1 and with 8 concurrent
   clients, against ``subprocess.run`` of the same sandboxed command line in this process with
-  1 and 8 threads: the service's own leader argv (``/bin/sh`` prologue, bubblewrap with the
-  run's mounts, ``env --default-signal``, ``bash -c true``), and, for reference, bubblewrap
+  1 and 8 threads: the service's own leader argv (bubblewrap with the run's mounts,
+  ``env --default-signal``, ``bash -c true``), and, for reference, bubblewrap
   straight on ``bash -c true`` and plain ``bash -c true``. The service's runs also get a cgroup
   of their own and three durable commits; the baselines get neither;
 * PTY output throughput through ``Attach`` against reading a PTY directly in this process, for
@@ -68,12 +68,15 @@ def start_server(
 
 
 def command_lines(workspace: str) -> dict[str, list[str]]:
-    """The baselines' argv: the service's own leader line without a cgroup, and simpler ones."""
+    """The baselines' argv: the service's own leader line without a cgroup (as a leader
+    created inside its cgroup starts it: bubblewrap straight away, the native spawner reading
+    its gate; a host whose leaders join their cgroup adds a ``/bin/sh`` prologue), and simpler
+    ones."""
     shape = layout(ExecutionBoundary(writable_roots=(workspace,)))
     plan = LaunchPlan(env={}, cgroup=None, sandboxed=True)
     plan._bwrap = bwrap_argv("/usr/bin/bwrap", shape, cwd=workspace)
     return {
-        "service_argv": plan.argv("true"),
+        "service_argv": plan.direct_argv("true"),
         "bwrap_bash": [*plan._bwrap, "/bin/bash", "-c", "true"],
         "bash": ["/bin/bash", "-c", "true"],
     }
