@@ -5,6 +5,8 @@
 retrieved", logs unexpected failures of tasks that asked for it, and cancels and awaits
 whatever still runs on :meth:`TaskOwner.close`.
 
+:func:`settle` resolves a future unless it is already done (its waiter was cancelled).
+
 :func:`race` and :func:`unless` are the one way to "await this unless that happens first".
 Both always cancel *and await* the losers before returning, so nothing they started is still
 running afterwards, and neither ever swallows the caller's own cancellation: if the task
@@ -67,6 +69,18 @@ class TaskOwner:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+
+
+def settle(
+    future: asyncio.Future[Any], value: Any = None, failure: BaseException | None = None
+) -> None:
+    """Give *future* *failure*, else *value*; nothing if it is already done."""
+    if future.done():
+        return
+    if failure is not None:
+        future.set_exception(failure)
+    else:
+        future.set_result(value)
 
 
 async def race(*contestants: Awaitable[Any], within: float | None = None) -> int | None:

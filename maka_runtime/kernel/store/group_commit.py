@@ -33,6 +33,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
+from maka_runtime.common.aio import settle
 from maka_runtime.common.sqlite import SqliteWorker, StoreErrors
 
 T = TypeVar("T")
@@ -105,7 +106,7 @@ class GroupCommit:
                 return
             except Exception as failure:  # refused before it ran (a closed store)
                 for queued in batch:
-                    _settle(queued[1], failure=failure)
+                    settle(queued[1], failure=failure)
 
     def _take(self) -> tuple[list[Queued], bool]:
         """The next batch (empty: none) and whether it runs alone, without savepoints; a
@@ -129,13 +130,13 @@ class GroupCommit:
             return
         failure = outcome.exception()
         if alone:
-            _settle(batch[0][1], value=None if failure else outcome.result(), failure=failure)
+            settle(batch[0][1], value=None if failure else outcome.result(), failure=failure)
         elif failure is not None:
             # Nothing of the batch was committed: each write again on its own, before the rest.
             self._again.extend(batch)
         else:
             for (_, result, _), (value, error) in zip(batch, outcome.result(), strict=True):
-                _settle(result, value=value, failure=error)
+                settle(result, value=value, failure=error)
         self._next()
 
     # -- on the worker thread ------------------------------------------------------------------
@@ -176,14 +177,3 @@ class GroupCommit:
             return failure
         mapped.__cause__ = failure
         return mapped
-
-
-def _settle(
-    result: asyncio.Future[Any], *, value: Any = None, failure: BaseException | None = None
-) -> None:
-    if result.done():
-        return
-    if failure is not None:
-        result.set_exception(failure)
-    else:
-        result.set_result(value)

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from maka_runtime.common.aio import settle
 from maka_runtime.resource.core.process.child import GO, OutputSink, ProcessHandle
 from maka_runtime.resource.core.process.leader import ClonedLeader, clone_into
 from maka_runtime.resource.core.process.pipes import PIPE_SIZE, PipesProcess
@@ -78,16 +79,7 @@ class _Starts:
             except BaseException as error:  # handed to the caller
                 outcome = (None, error)
             with contextlib.suppress(RuntimeError):  # its loop is closed: nobody waits
-                loop.call_soon_threadsafe(_settle, future, *outcome)
-
-
-def _settle(future: asyncio.Future[Any], value: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(value)
+                loop.call_soon_threadsafe(settle, future, *outcome)
 
 
 _STARTS = _Starts(MAX_STARTING)
