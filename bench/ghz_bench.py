@@ -14,7 +14,8 @@ ports, as ``./dev up`` runs them), creates the fixtures (bench/ghz_fixtures.py),
   (``--unary-baseline replay``, the default: the profile's own call, answered with the bytes
   the product answered once, so ghz does the same work against every target) or answer an
   opaque payload of its size (``opaque``); streams stream frames of the same size. Then the
-  rows a Python driver measures (bench/pair_rows.py) and the growth curves (bench/growth.py).
+  rows a Python driver measures (bench/pair_rows.py), the ceiling rows (bench/ceilings.py:
+  the short turns on a kernel with no SQLite) and the growth curves (bench/growth.py).
   Prints the table and writes every repetition, the machine, the date, the versions and each
   profile's baseline as JSON.
 * **smoke** (``--smoke``): a few hundred requests per profile against the product only; fails
@@ -45,6 +46,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import ceilings
 import echo_server
 import ghz_fixtures
 import ghz_profiles
@@ -227,6 +229,17 @@ def main(argv: list[str] | None = None) -> int:
                 }
                 if not args.no_rows:
                     results["rows"] = pair_rows.run_all(pair, aio, workspace, tmp)
+                    results["rows"]["short_turns_without_sqlite"] = (
+                        ceilings.short_turns_without_sqlite(
+                            pair,
+                            aio,
+                            workspace,
+                            tmp,
+                            reps=args.reps,
+                            duration=args.duration,
+                            durable=results["profiles"].get(ceilings.SHORT),
+                        )
+                    )
                 if not args.no_growth:
                     results["growth"] = growth.run_all(
                         pair,

@@ -142,13 +142,14 @@ def _read(
     process: subprocess.Popen[str], log: list[str], bound: list[str], done: threading.Event
 ) -> None:
     assert process.stderr is not None
-    for line in process.stderr:
-        log.append(line)
-        del log[:-200]
-        match = LISTENING.search(line)
-        if match and not bound:
-            bound.append(match.group(1))
-            done.set()
+    with process.stderr:  # closed at its end of file: the process has gone
+        for line in process.stderr:
+            log.append(line)
+            del log[:-200]
+            match = LISTENING.search(line)
+            if match and not bound:
+                bound.append(match.group(1))
+                done.set()
     done.set()
 
 

@@ -37,6 +37,7 @@ record it cannot read) are ``persistence_failed``; a closed owner or worker is `
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import functools
@@ -49,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from maka_runtime.common.config import SettingsParser
 from maka_runtime.common.sqlite_checkpoint import Checkpointer
 from maka_runtime.common.storage_root import RootLease
 
@@ -59,11 +61,43 @@ __all__ = [
     "Synchronous",
     "WorkerOptions",
     "add_commit_observer",
+    "add_synchronous_setting",
+    "durability",
 ]
 
 T = TypeVar("T")
 Synchronous = Literal["NORMAL", "FULL"]
 BUSY_TIMEOUT_MS = 5000
+
+
+def _synchronous(value: str) -> Synchronous:
+    if value.lower() == "normal":
+        return "NORMAL"
+    if value.lower() == "full":
+        return "FULL"
+    raise argparse.ArgumentTypeError(f"expected normal or full, got {value!r}")
+
+
+def add_synchronous_setting(settings: SettingsParser, store: str) -> None:
+    """Declare ``--sqlite-synchronous`` (both services, default ``normal``): how durable a
+    commit of *store* is before it is acknowledged. Its value is ``NORMAL`` or ``FULL``."""
+    settings.add(
+        "sqlite-synchronous",
+        type=_synchronous,
+        default="normal",
+        metavar="normal|full",
+        help=f"SQLite durability of {store}: normal survives a crashed process (every commit "
+        "is in the write-ahead log before it is acknowledged), full also a power loss (an "
+        "fsync a commit)",
+    )
+
+
+def durability(synchronous: Synchronous) -> str:
+    """What an acknowledged commit survives under *synchronous* (a service's startup line)."""
+    if synchronous == "FULL":
+        return "synchronous=full: a commit survives a crashed process and a power loss"
+    return "synchronous=normal: a commit survives a crashed process, not a power loss"
+
 
 #: Called on the worker thread after each COMMIT: (store name, database path, seconds).
 CommitObserver = Callable[[str, Path, float], None]

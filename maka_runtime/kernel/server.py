@@ -43,6 +43,7 @@ from maka_runtime.common.config import (
     SettingsParser,
 )
 from maka_runtime.common.server import ServerHost, StartupError, run_main
+from maka_runtime.common.sqlite import Synchronous, durability
 from maka_runtime.common.storage_root import (
     RootOwner,
     StorageRootError,
@@ -91,7 +92,7 @@ class KernelConfig:
     common: CommonConfig
     resource_address: str
     answer_timeout: float | None = None
-    sqlite_synchronous: str = "NORMAL"
+    sqlite_synchronous: Synchronous = "NORMAL"
     default_backend: str = SHELL
     #: The LLM connections (``--llm-connections FILE``); empty: the llm backend has none.
     llm_connections: Mapping[str, llm.LlmConnection] = field(default_factory=dict)
@@ -216,6 +217,7 @@ class KernelService:
         self._register_backends(self.resources)
         store, report = await self._open_store(host)
         log.info("event loop: %s", event_loop.running_loop())
+        log.info("store: %s", durability(self.config.sqlite_synchronous))
         if report.interrupted_turns or report.sessions_updated or report.interactions_closed:
             log.warning(
                 "start-up sweep: %d interrupted turn(s), %d session(s) updated, "
@@ -250,7 +252,7 @@ class KernelService:
         try:
             self.store = store = await ObservedSessionStore.open_observed(
                 owner.lease,
-                synchronous="FULL" if self.config.sqlite_synchronous == "FULL" else "NORMAL",
+                synchronous=self.config.sqlite_synchronous,
                 header_cache_size=self.config.session_header_cache,
             )
             store.recorder = host.metrics

@@ -20,6 +20,7 @@ from maka_runtime.common.config import (
     positive_seconds,
     target_address,
 )
+from maka_runtime.common.sqlite import add_synchronous_setting
 from maka_runtime.kernel.backends import llm
 from maka_runtime.kernel.backends.factories import SCRIPTED, SHELL
 from maka_runtime.kernel.core.interactions.messaging import DEFAULT_MAX_BYTES, DEFAULT_MAX_MESSAGES
@@ -38,12 +39,6 @@ def add_settings(settings: SettingsParser) -> None:
     _add_limit_settings(settings)
     _add_cache_settings(settings)
     event_loop.add_setting(settings, "every stream, turn and store call", default=DEFAULT_LOOP)
-
-
-def _synchronous(value: str) -> str:
-    if value.lower() not in ("normal", "full"):
-        raise argparse.ArgumentTypeError(f"expected normal or full, got {value!r}")
-    return value.upper()
 
 
 def _add_link_settings(settings: SettingsParser) -> None:
@@ -94,13 +89,7 @@ def _add_turn_settings(settings: SettingsParser) -> None:
         help="deny sandbox-boundary requests and cancel questions nobody answers in time "
         "(0: wait as long as the turn runs)",
     )
-    settings.add(
-        "sqlite-synchronous",
-        type=_synchronous,
-        default="normal",
-        metavar="normal|full",
-        help="SQLite durability: normal survives a crashed process, full also a power loss",
-    )
+    add_synchronous_setting(settings, "the session store")
     settings.add(
         "llm-connections",
         type=_connections_file,

@@ -34,6 +34,7 @@ from maka_runtime.common.config import (
 )
 from maka_runtime.common.per_caller import PerCaller
 from maka_runtime.common.server import ServerHost, StartupError, run_main
+from maka_runtime.common.sqlite import Synchronous, add_synchronous_setting, durability
 from maka_runtime.common.storage_root import (
     RootOwner,
     StorageRootError,
@@ -82,6 +83,9 @@ class ResourceConfig:
     standalone: bool = False
     #: The event loop: ``uvloop`` (libuv's, the default: less CPU per call) or ``asyncio``.
     event_loop: str = "uvloop"
+    #: The shell-run store's durability: ``NORMAL`` survives a crashed process, ``FULL`` also a
+    #: power loss (``--sqlite-synchronous``, as the kernel's).
+    sqlite_synchronous: Synchronous = "NORMAL"
 
 
 def _limit(value: str) -> int:
@@ -104,6 +108,7 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
     add_sandbox_settings(settings)
     _add_output_settings(settings, ShellRunConfig())
     event_loop.add_setting(settings, "every stream, process and store call", default="uvloop")
+    add_synchronous_setting(settings, "the shell-run store")
     common, ns = settings.parse(argv)
     shell = ShellRunConfig(
         max_live_runs=int(ns.max_live_runs),
@@ -119,7 +124,11 @@ def parse_config(argv: Sequence[str] | None = None) -> ResourceConfig:
         list_page_cache=int(ns.list_page_cache),
     )
     return ResourceConfig(
-        common=common, shell=shell, standalone=bool(ns.standalone), event_loop=ns.event_loop
+        common=common,
+        shell=shell,
+        standalone=bool(ns.standalone),
+        event_loop=ns.event_loop,
+        sqlite_synchronous=ns.sqlite_synchronous,
     )
 
 
@@ -333,6 +342,7 @@ class ResourceService:
         self._supervisor = supervisor = await self._open_store_and_supervisor(self._owner)
         _log_capabilities(supervisor.sandbox.capabilities)
         log.info("event loop: %s", event_loop.running_loop())
+        log.info("store: %s", durability(self.config.sqlite_synchronous))
         recovery = self._supervisor.recovery
         if recovery is not None and recovery.orphaned:
             log.warning(
@@ -366,7 +376,9 @@ class ResourceService:
         # The sandbox probes (child processes) run while the store opens, not after it.
         probing = asyncio.ensure_future(asyncio.to_thread(Sandbox.open, shell.sandbox))
         try:
-            self._store = await SqliteShellRunStore.open(owner.lease)
+            self._store = await SqliteShellRunStore.open(
+                owner.lease, synchronous=self.config.sqlite_synchronous
+            )
             if self._given_sessions is None:
                 self._sessions = await SessionRegistry.open(
                     self._store, standalone=self.config.standalone

@@ -133,7 +133,7 @@ def test_a_direct_plan_starts_bubblewrap_or_bash_with_no_shell(cgroup: RunCgroup
     assert sandboxed.direct
     assert sandboxed.direct_argv("true") == [
         "/usr/bin/bwrap", "--die-with-parent",
-        "env", "--default-signal=HUP,INT,QUIT,TERM,TSTP", "/bin/bash", "-c", "true",
+        "/usr/bin/env", "--default-signal=HUP,INT,QUIT,TERM,TSTP", "/bin/bash", "-c", "true",
     ]  # fmt: skip
     plain = LaunchPlan(env={}, cgroup=cgroup, sandboxed=False, clone_into=True)
     assert plain.direct and plain.direct_argv("true") == ["/bin/bash", "-c", "true"]

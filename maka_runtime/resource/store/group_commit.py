@@ -1,5 +1,5 @@
 """Group commit for the shell-run store: the record writes of concurrent runs share one
-transaction, so one ``fdatasync`` covers them all.
+transaction, so one commit (one ``fdatasync`` under ``synchronous=FULL``) covers them all.
 
 A write is queued and its caller waits. While no batch is being written, the first queued write
 starts one at once (a lone write waits for nothing); writes queued while a batch is being
@@ -12,7 +12,7 @@ not the stored one, a duplicate ref) is rolled back alone and only its caller ge
 the others commit. If SQLite rolled back the whole transaction itself (a full disk, an I/O
 error), or the ``COMMIT`` fails, every caller of the batch gets the error and nothing of it is
 stored. A caller is released only after the ``COMMIT`` that holds its write, so an acknowledged
-record is as durable as before (``synchronous=FULL``). Within a batch, writes are applied in the
+record is as durable as a write of its own would be. Within a batch, writes are applied in the
 order they were queued, and ``change_seq`` is assigned in that order, so it still is commit
 order. A caller cancelled while its write is queued does not withdraw it: the write is applied
 (or fails) with its batch.

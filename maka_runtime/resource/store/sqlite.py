@@ -8,8 +8,10 @@ each one's owner and origin. Both are created if missing, so a data directory fr
 them opens as it is (same schema version: older hosts ignore the tables; a registration
 without an owner row is the local principal's).
 
-Commits use ``synchronous=FULL`` (an acknowledged state change survives power loss, not only a
-crash). The record writes of concurrent runs share one transaction (group commit,
+Commits use ``synchronous=NORMAL`` unless the service is told ``--sqlite-synchronous full``, as
+the kernel's session store: an acknowledged state change is in the write-ahead log, so it
+survives a crashed process (``kill -9``); with ``FULL`` each commit is also ``fsync``'d, so it
+survives a power loss. The record writes of concurrent runs share one transaction (group commit,
 :mod:`.group_commit`): each caller is released only after the COMMIT holding its write.
 ``change_seq`` is assigned inside the transaction, one past the highest stored, so it is
 commit order. A stored record this store cannot read back is ``PersistenceFailedError`` like a
@@ -23,7 +25,13 @@ import sqlite3
 from collections.abc import Callable
 from typing import Final, TypeAlias
 
-from maka_runtime.common.sqlite import SqliteWorker, StoreErrors, StoreSchema, WorkerOptions
+from maka_runtime.common.sqlite import (
+    SqliteWorker,
+    StoreErrors,
+    StoreSchema,
+    Synchronous,
+    WorkerOptions,
+)
 from maka_runtime.common.storage_root import RootLease
 from maka_runtime.resource.core.admission import SessionInfo
 from maka_runtime.resource.core.errors import (
@@ -115,12 +123,14 @@ class SqliteShellRunStore:
         return self._session_seqs.get(session_id, 0)
 
     @classmethod
-    async def open(cls, lease: RootLease, *, name: str = DATABASE_NAME) -> SqliteShellRunStore:
+    async def open(
+        cls, lease: RootLease, *, name: str = DATABASE_NAME, synchronous: Synchronous = "NORMAL"
+    ) -> SqliteShellRunStore:
         worker = await SqliteWorker.open(
             lease,
             lease.root.path / name,
             StoreSchema(_SCHEMA, _SCHEMA_VERSION),
-            WorkerOptions(label=_LABEL, thread_name="shell-run-store"),
+            WorkerOptions(label=_LABEL, thread_name="shell-run-store", synchronous=synchronous),
             ERRORS,
         )
         try:

@@ -305,6 +305,17 @@ async def test_variables_that_change_how_the_shell_starts_are_refused(
     assert list(runs.runs) == []
 
 
+@pytest.mark.parametrize("path", ["/nowhere", ""])
+async def test_a_run_s_own_path_does_not_break_its_jailer(
+    server: Server, workspace: Path, path: str
+) -> None:
+    # What restores the jailer's signals starts by its absolute path, not from the PATH the
+    # request gives: a PATH without /usr/bin still runs, and the command sees that PATH.
+    result = await run(server, 'echo "[$PATH]"', workspace, env={"PATH": path})
+    assert result.status == pb.RUN_STATUS_COMPLETED and result.exit_code == 0, result
+    assert result.pipes.stdout == f"[{path}]\n"
+
+
 async def test_danger_full_access_may_set_them(server: Server, workspace: Path) -> None:
     result = await run(
         server, 'echo "$LD_LIBRARY_PATH"', workspace, env={"LD_LIBRARY_PATH": "/opt/x"},

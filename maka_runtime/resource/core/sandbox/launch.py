@@ -52,6 +52,10 @@ __all__ = ["Capabilities", "LaunchPlan", "Sandbox"]
 log = logging.getLogger(__name__)
 
 SHELL: Final = "/bin/bash"
+#: What restores the jailer's ignored signals for the command, by its path inside the sandbox
+#: (``/usr`` is always bound there): never looked up on the run's ``PATH``, which the request
+#: may set to anything.
+ENV: Final = "/usr/bin/env"
 _JOIN: Final = 'if [ -n "$0" ]; then echo 0 > "$0" || exit 125; fi; '
 # A gated leader waits at its gate (its stdin, a pipe) for "go" before anything of the command
 # runs; end of file instead (the host refused or lost the run, or died) ends it there.
@@ -132,7 +136,7 @@ class LaunchPlan:
         """The leader's argv without the prologue (see :attr:`direct`)."""
         if not self.sandboxed:
             return [SHELL, "-c", command]
-        inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
+        inner = [ENV, f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
         return [*self._bwrap, *inner]
 
     def argv(self, command: str, *, tty: str = "", gated: bool = False) -> list[str]:
@@ -143,7 +147,7 @@ class LaunchPlan:
         prologue = _PROLOGUES[gated, bool(tty)]
         if not self.sandboxed:
             return ["/bin/sh", "-c", prologue + 'exec "$@"', procs, tty, SHELL, "-c", command]
-        inner = ["env", f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
+        inner = [ENV, f"--default-signal={_JAILER_SIGNALS}", SHELL, "-c", command]
         script = prologue + "trap '' " + _JAILER_SIGNALS.replace(",", " ") + '; exec "$@"'
         return ["/bin/sh", "-c", script, procs, tty, *self._bwrap, *inner]
 
