@@ -115,3 +115,22 @@ async def test_a_write_the_cache_does_not_know_forgets_the_headers(
     await sqlite_store.remove("s1")
     with pytest.raises(NotFoundError):
         await sqlite_store.read_header("s1")
+
+
+async def test_the_listing_version_moves_with_committed_header_writes_only(
+    sqlite_store: SqliteSessionStore,
+) -> None:
+    await sqlite_store.create(spec_header("s1"))
+    version = sqlite_store.listing_version
+    await sqlite_store.append_messages("s1", [SystemNote(kind="error", text="an append")])
+    assert sqlite_store.listing_version == version  # appends change no listed header
+    with pytest.raises(NotFoundError):
+        await sqlite_store.update_header("nobody", {"name": "x"})
+    assert sqlite_store.listing_version == version  # rolled back: nothing listed changed
+    renamed, missing = await asyncio.gather(
+        sqlite_store.update_header("s1", {"name": "renamed"}),
+        sqlite_store.update_header("nobody", {"name": "x"}),
+        return_exceptions=True,
+    )
+    assert isinstance(missing, NotFoundError) and not isinstance(renamed, BaseException)
+    assert sqlite_store.listing_version == version + 1  # one commit, one applied header write

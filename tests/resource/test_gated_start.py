@@ -7,7 +7,6 @@ import asyncio
 import dataclasses
 import os
 import signal
-import sqlite3
 import sys
 import threading
 import time
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from maka_runtime.common.sqlite import SqliteWorker
 from maka_runtime.resource.core import PersistenceFailedError, PipesOutput, ShellRunRecord
 from maka_runtime.resource.core.process import gated, leader, pipes
 from maka_runtime.resource.core.process.child import ProcessHandle
@@ -24,7 +24,6 @@ from maka_runtime.resource.core.process.leader import Leader
 from maka_runtime.resource.core.process.procfs import environ_has, iter_pids
 from maka_runtime.resource.core.sandbox.cgroups import RunCgroup
 from maka_runtime.resource.core.sandbox.launch import LaunchPlan, Sandbox
-from maka_runtime.resource.store.group_commit import GroupCommit
 from tests.resource.conftest import SESSION_ID, Host, bash_input, process_gone
 
 Insert = Callable[[ShellRunRecord], Awaitable[ShellRunRecord]]
@@ -167,11 +166,11 @@ async def test_the_record_write_reaches_the_store_before_the_spawn(
 ) -> None:
     """The ``starting`` record commits during the leader's fork and exec, not after them."""
     applied = threading.Event()
-    real_apply = GroupCommit._apply
+    real_transaction = SqliteWorker._transaction
 
-    def apply(self: GroupCommit[ShellRunRecord], db: sqlite3.Connection, **kw: Any) -> Any:
-        applied.set()
-        return real_apply(self, db, **kw)
+    def transaction(self: SqliteWorker, *args: Any) -> Any:
+        applied.set()  # a write transaction has begun on the store's thread
+        return real_transaction(self, *args)
 
     real_start = leader.start_leader
     at_spawn: list[bool] = []
@@ -189,7 +188,7 @@ async def test_the_record_write_reaches_the_store_before_the_spawn(
         at_spawn.append(applied.wait(timeout=10))
         return real_clone(*args, **kwargs)
 
-    monkeypatch.setattr(GroupCommit, "_apply", apply)
+    monkeypatch.setattr(SqliteWorker, "_transaction", transaction)
     monkeypatch.setattr(pipes, "start_leader", start_leader)
     monkeypatch.setattr(gated, "clone_into", clone_into)
     final = await host.coordinator.run_foreground_bash(bash_input("true", "call.1"))

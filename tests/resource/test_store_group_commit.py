@@ -165,3 +165,49 @@ async def test_a_caller_cancelled_while_queued_does_not_withdraw_its_write(
         record("first").ref,
         record("cancelled-caller").ref,
     ]
+
+
+async def test_a_failed_transaction_gives_each_write_its_own_outcome(
+    store: SqliteShellRunStore,
+) -> None:
+    # A write that ends the transaction itself: the batch cannot commit, so each of its writes
+    # runs again alone, and only the bad one fails (the others commit, in order).
+    def aborting(db: sqlite3.Connection) -> ShellRunRecord:
+        db.execute("ROLLBACK")
+        return record("never stored")  # its COMMIT fails: nothing is left to commit
+
+    _, outcomes = await _batch_after_a_held_write(
+        store,
+        record("first"),
+        store.insert(record("a")),
+        store._commits.write(aborting),
+        store.insert(record("b")),
+    )
+    a, failed, b = outcomes
+    assert isinstance(failed, PersistenceFailedError), failed
+    assert isinstance(a, ShellRunRecord) and isinstance(b, ShellRunRecord)
+    assert (a.change_seq, b.change_seq) == (2, 3)
+    assert [ref for ref, _ in _stored_refs(store.path)] == [
+        record("first").ref,
+        record("a").ref,
+        record("b").ref,
+    ]
+    assert store.last_change_seq == 3
+
+
+async def test_a_lone_write_is_its_own_transaction_without_a_savepoint(
+    store: SqliteShellRunStore,
+) -> None:
+    statements: list[str] = []
+
+    def traced(db: sqlite3.Connection) -> None:
+        db.set_trace_callback(statements.append)
+
+    await store._worker.read(traced)
+    try:
+        await store.insert(record("alone"))
+    finally:
+        await store._worker.read(lambda db: db.set_trace_callback(None))
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    assert not [s for s in statements if "SAVEPOINT" in s or "RELEASE" in s]
+    assert store.transactions == 1

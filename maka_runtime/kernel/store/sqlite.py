@@ -6,8 +6,8 @@ the owner-lease check, the schema version and the error mapping).
 process being killed (``kill -9``); ``synchronous=FULL`` also survives power loss, at the cost
 of an fsync per commit. Every write is committed before its call returns (and so before the
 kernel streams an append); the writes of concurrent callers share one transaction
-(:mod:`.group_commit`), each rolled back alone if it fails. Headers are served from a cache of
-what was committed (:mod:`.header_cache`).
+(:mod:`maka_runtime.common.group_commit`), each rolled back alone if it fails. Headers are
+served from a cache of what was committed (:mod:`.header_cache`).
 
 **Ownership.** Every call is refused (:class:`StoreClosedError`) once the lease's owner or the
 store has closed.
@@ -21,6 +21,7 @@ import sqlite3
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, TypeVar
 
+from maka_runtime.common.group_commit import GroupCommit
 from maka_runtime.common.sqlite import (
     SqliteWorker,
     StoreErrors,
@@ -71,7 +72,6 @@ from maka_runtime.kernel.store._shared import (
     turn_to_json,
 )
 from maka_runtime.kernel.store.decoded import DecodedHeaders
-from maka_runtime.kernel.store.group_commit import GroupCommit
 
 __all__ = ["DEFAULT_FILENAME", "SCHEMA_VERSION", "SqliteSessionStore", "Synchronous"]
 
@@ -97,7 +97,11 @@ class SqliteSessionStore(HeaderShortcuts):
         self.path = worker.path
         # Reads run as they are; writes are grouped (each in a savepoint of a shared transaction).
         self._call = worker.read
-        self._grouped = GroupCommit(worker, ERRORS, "the session store")
+        #: Moves on the worker right after each COMMIT holding a write that may change a
+        #: listed session (every write but appends, interaction records and their
+        #: answers), before any caller of it is released.
+        self._listed_commits = 0
+        self._grouped = GroupCommit(worker, ERRORS, "the session store", on_commit=self._listed)
         self._headers = header_cache.HeaderCache(header_cache_size)
         #: Headers decoded from their stored text, used by the worker thread only.
         self._decoded = DecodedHeaders(header_cache_size)
@@ -106,7 +110,12 @@ class SqliteSessionStore(HeaderShortcuts):
     def listing_version(self) -> int:
         """Moves after each COMMIT of a write that may change a listed session (see
         :class:`~maka_runtime.kernel.core.store.SessionStore`); appends leave it."""
-        return self._grouped.listed_commits
+        return self._listed_commits
+
+    def _listed(self, values: list[object]) -> None:
+        # On the worker, after a COMMIT: *values* are its applied writes that are listed.
+        if values:
+            self._listed_commits += 1
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """A write the header cache knows nothing about: it forgets every header."""
@@ -246,7 +255,7 @@ class SqliteSessionStore(HeaderShortcuts):
         batch = list(messages)
         # Appends move only the log's columns, never a header.
         return await self._grouped.write(
-            lambda conn: _append(conn, session_id, batch), listed=False
+            lambda conn: _append(conn, session_id, batch), observed=False
         )
 
     async def read_messages(
@@ -335,7 +344,7 @@ class SqliteSessionStore(HeaderShortcuts):
                     f"interaction request {record.request_id!r} exists"
                 ) from error
 
-        await self._grouped.write(insert, listed=False)
+        await self._grouped.write(insert, observed=False)
 
     async def get_interaction(self, session_id: str, request_id: str) -> InteractionRecord | None:
         return await self._call(lambda conn: interaction(conn, session_id, request_id))
@@ -356,7 +365,7 @@ class SqliteSessionStore(HeaderShortcuts):
 
         if resolution.widen:
             return await self._write(resolve)
-        return await self._grouped.write(resolve, listed=False)
+        return await self._grouped.write(resolve, observed=False)
 
     async def close_interactions(
         self, session_id: str, run_id: str, reason: str, now: int
@@ -369,7 +378,7 @@ class SqliteSessionStore(HeaderShortcuts):
             ).fetchall()
             return [close_interaction(conn, load_interaction(row[0]), reason, now) for row in rows]
 
-        return await self._grouped.write(close, listed=False)
+        return await self._grouped.write(close, observed=False)
 
     async def pending_interactions(self) -> list[InteractionRecord]:
         def select(conn: sqlite3.Connection) -> list[InteractionRecord]:

@@ -12,7 +12,8 @@ Commits use ``synchronous=NORMAL`` unless the service is told ``--sqlite-synchro
 the kernel's session store: an acknowledged state change is in the write-ahead log, so it
 survives a crashed process (``kill -9``); with ``FULL`` each commit is also ``fsync``'d, so it
 survives a power loss. The record writes of concurrent runs share one transaction (group commit,
-:mod:`.group_commit`): each caller is released only after the COMMIT holding its write.
+:mod:`maka_runtime.common.group_commit`): each caller is released only after the COMMIT
+holding its write.
 ``change_seq`` is assigned inside the transaction, one past the highest stored, so it is
 commit order. A stored record this store cannot read back is ``PersistenceFailedError`` like a
 refused write; every call is refused with :class:`StoreClosedError` once the owner has closed.
@@ -25,6 +26,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Final, TypeAlias
 
+from maka_runtime.common.group_commit import GroupCommit
 from maka_runtime.common.sqlite import (
     SqliteWorker,
     StoreErrors,
@@ -43,7 +45,6 @@ from maka_runtime.resource.core.errors import (
 )
 from maka_runtime.resource.core.records import ShellRunRecord
 from maka_runtime.resource.store._codec import record_from_json, record_to_json
-from maka_runtime.resource.store.group_commit import GroupCommit
 
 __all__ = ["DATABASE_NAME", "SqliteShellRunStore"]
 
@@ -105,9 +106,9 @@ class SqliteShellRunStore:
         self._change_seq = change_seq
         #: Per session, the newest change_seq committed since the store opened.
         self._session_seqs: dict[str, int] = {}
-        #: Record writes of concurrent runs share a transaction (:mod:`.group_commit`).
-        self._commits: GroupCommit[ShellRunRecord] = GroupCommit(
-            worker, ERRORS, label=_LABEL, committed=self._committed
+        #: Record writes of concurrent runs share a transaction (common/group_commit.py).
+        self._commits = GroupCommit(
+            worker, ERRORS, _LABEL, withdraw_cancelled=False, on_commit=self._committed
         )
 
     @property
@@ -147,7 +148,7 @@ class SqliteShellRunStore:
     async def close(self) -> None:
         """Close the database once every queued write is settled (the root owner stays open);
         idempotent."""
-        await self._commits.close()
+        await self._commits.drain()
         await self._worker.close()
 
     # -- ShellRunStore ---------------------------------------------------------------------
@@ -220,7 +221,7 @@ class SqliteShellRunStore:
             statement(db, stored, record_to_json(stored))
             return stored
 
-        return await self._commits.submit(put)
+        return await self._commits.write(put)
 
     def _committed(self, stored: list[ShellRunRecord]) -> None:
         # On the worker, right after the COMMIT and before any writer of it is released.

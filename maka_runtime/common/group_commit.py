@@ -1,20 +1,30 @@
-"""Group commit for the session store: the writes of concurrent callers in one transaction.
+"""Group commit for both services' stores: the writes of concurrent callers in one transaction.
 
-Every write the store makes (an append of one session's log, a header update, an interaction
-record) is queued here instead of taking its own trip to the SQLite thread. One flusher takes
-whatever is queued when the thread is free and runs it all in one ``BEGIN IMMEDIATE`` …
-``COMMIT``, each write inside its own ``SAVEPOINT``: a write that fails is rolled back to its
-savepoint and its caller gets its own error, the others commit. Writes queued while a batch
-commits go into the next one, so the batch grows with the load and one commit (one WAL frame
-set, one ``fdatasync`` under ``synchronous=FULL``) serves every session writing at that moment.
+Every write a store makes (the kernel's appends, header updates and interaction records, the
+resource service's run records) is queued here instead of taking its own trip to the SQLite
+thread. One flusher takes whatever is queued when the thread is free and runs it all in one
+``BEGIN IMMEDIATE`` … ``COMMIT``, each write inside its own ``SAVEPOINT``: a write that fails
+is rolled back to its savepoint and its caller gets its own error, the others commit. A batch
+of one write runs without a savepoint (its transaction is its own). Writes queued while a
+batch commits go into the next one, so the batch grows with the load and one commit (one WAL
+frame set, one ``fdatasync`` under ``synchronous=FULL``) serves every caller writing at that
+moment.
 
 **Durability is unchanged**: a caller's future resolves only after the COMMIT of its batch, so
-an acknowledged write is on disk exactly as before. If the transaction itself fails (the
-COMMIT, a full disk, an error that aborted the transaction), nothing of the batch was written
-and every write of it is run again alone, so each caller gets the outcome it would have had.
+an acknowledged write is on disk exactly as one written alone. If the transaction itself fails
+(the COMMIT, a full disk, an error that aborted the transaction), nothing of the batch was
+written and every write of it is run again alone, so each caller gets the outcome it would
+have had.
 
-**Order**: writes commit in the order they were queued; a caller cancelled before its batch
-was taken is skipped (its write never runs), one cancelled later does not undo it.
+**Order**: writes commit in the order they were queued. A caller cancelled while its write is
+queued withdraws it (``withdraw_cancelled``, the kernel's: the write never runs) or not (the
+resource service's: a run's record is written whether or not anyone still waits for it); one
+cancelled once its batch was taken never undoes it.
+
+**After each COMMIT**, on the worker thread and before any caller of the batch is released,
+``on_commit`` gets the results of the batch's writes that were applied and ``observed`` (the
+store's bookkeeping: the resource service's ``change_seq`` per session, the kernel's count of
+commits that may change a listed session), and :attr:`transactions` moves.
 
 **No task in between**: the first write queued while nothing is flushing schedules the take of
 a batch for the loop's next turn (so the writes queued in the same turn share it), the batch
@@ -36,9 +46,11 @@ from typing import Any, TypeVar
 from maka_runtime.common.aio import settle
 from maka_runtime.common.sqlite import SqliteWorker, StoreErrors
 
+__all__ = ["GROUP_LIMIT", "GroupCommit"]
+
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
-#: A queued write: its work, its caller's future, and whether it may change a listed session.
+#: A queued write: its work, its caller's future, and whether ``on_commit`` sees its result.
 Queued = tuple[Work, "asyncio.Future[Any]", bool]
 
 #: The most writes one transaction takes (the rest go into the next one).
@@ -46,32 +58,43 @@ GROUP_LIMIT = 256
 
 
 class GroupCommit:
-    def __init__(self, worker: SqliteWorker, errors: StoreErrors, label: str) -> None:
+    def __init__(
+        self,
+        worker: SqliteWorker,
+        errors: StoreErrors,
+        label: str,
+        *,
+        withdraw_cancelled: bool = True,
+        on_commit: Callable[[list[Any]], None] | None = None,
+    ) -> None:
         self._worker = worker
         self._errors = errors
         self._where = f"{label} {worker.path}"
+        self._withdraw = withdraw_cancelled
+        self._on_commit = on_commit
         self._queue: deque[Queued] = deque()
         #: The writes of a transaction that failed as a whole, each to run again alone first.
         self._again: deque[Queued] = deque()
         #: A batch is on the worker, or the next one is scheduled to be taken.
         self._busy = False
         self._idle: asyncio.Future[None] | None = None
-        #: Moves on the worker right after each COMMIT holding a write that may change a listed
-        #: session (every write but appends), before any caller of it is released: the
-        #: store's ``listing_version``.
-        self.listed_commits = 0
+        #: Write transactions committed so far (fewer than the writes under load).
+        self.transactions = 0
 
-    async def write(self, work: Callable[[sqlite3.Connection], T], *, listed: bool = True) -> T:
+    async def write(self, work: Callable[[sqlite3.Connection], T], *, observed: bool = True) -> T:
         """Run *work* in a write transaction shared with the writes queued beside it;
-        ``listed=False``: *work* changes no session header (nothing ``list_sessions`` shows)."""
+        ``observed=False``: ``on_commit`` does not see its result."""
         loop = asyncio.get_running_loop()
         result: asyncio.Future[T] = loop.create_future()
-        self._queue.append((work, result, listed))
+        if not self._withdraw:
+            # Its write goes on without it: nobody is left to retrieve an error.
+            result.add_done_callback(_consume)
+        self._queue.append((work, result, observed))
         if not self._busy:
             # Taken at the loop's next turn, with whatever else this turn queues.
             self._busy = True
             loop.call_soon(self._next)
-        return await result
+        return await (result if self._withdraw else asyncio.shield(result))
 
     async def drain(self) -> None:
         """Wait until every queued write has its outcome (before the store closes)."""
@@ -91,17 +114,12 @@ class GroupCommit:
                     self._idle.set_result(None)
                     self._idle = None
                 return
-            if alone:
-                work, listed = batch[0][0], batch[0][2]
-            else:
-                works = [queued[0] for queued in batch]
-                listed = any(queued[2] for queued in batch)
-                work = functools.partial(self._run_all, works=works)
+            work = batch[0][0] if alone else functools.partial(self._run_all, batch=batch)
             try:
                 self._worker.start_write(
                     work,
                     functools.partial(self._done, batch, alone),
-                    committed=self._counted if listed else None,
+                    committed=functools.partial(self._committed, batch, alone),
                 )
                 return
             except Exception as failure:  # refused before it ran (a closed store)
@@ -110,15 +128,15 @@ class GroupCommit:
 
     def _take(self) -> tuple[list[Queued], bool]:
         """The next batch (empty: none) and whether it runs alone, without savepoints; a
-        caller cancelled before its batch was taken is skipped."""
+        caller cancelled before its batch was taken is skipped if it withdraws its write."""
         while self._again:
             queued = self._again.popleft()
-            if not queued[1].cancelled():
+            if not (self._withdraw and queued[1].cancelled()):
                 return [queued], True
         batch: list[Queued] = []
         while self._queue and len(batch) < GROUP_LIMIT:
             queued = self._queue.popleft()
-            if not queued[1].cancelled():
+            if not (self._withdraw and queued[1].cancelled()):
                 batch.append(queued)
         return batch, len(batch) == 1
 
@@ -141,19 +159,33 @@ class GroupCommit:
 
     # -- on the worker thread ------------------------------------------------------------------
 
-    def _counted(self, _: object) -> None:
-        self.listed_commits += 1
+    def _committed(self, batch: list[Queued], alone: bool, outcome: Any) -> None:
+        """Right after the COMMIT of *batch*, before any of its callers is released."""
+        self.transactions += 1
+        if self._on_commit is None:
+            return
+        if alone:
+            values = [outcome] if batch[0][2] else []
+        else:
+            values = [
+                value
+                for (_, _, observed), (value, error) in zip(batch, outcome, strict=True)
+                if observed and error is None
+            ]
+        self._on_commit(values)
 
     def _run_all(
-        self, conn: sqlite3.Connection, *, works: list[Work]
+        self, conn: sqlite3.Connection, *, batch: list[Queued]
     ) -> list[tuple[Any, Exception | None]]:
         outcomes: list[tuple[Any, Exception | None]] = []
-        for work in works:
+        for work, _, _ in batch:
             conn.execute("SAVEPOINT grouped")
             try:
                 value = work(conn)
             except Exception as failure:
-                # Undo this write only; an error that ended the transaction fails the batch.
+                if not conn.in_transaction:
+                    raise  # it ended the transaction: the batch fails as a whole
+                # Undo this write only.
                 conn.execute("ROLLBACK TO grouped")
                 conn.execute("RELEASE grouped")
                 outcomes.append((None, self._mapped(failure)))
@@ -177,3 +209,8 @@ class GroupCommit:
             return failure
         mapped.__cause__ = failure
         return mapped
+
+
+def _consume(done: asyncio.Future[Any]) -> None:
+    if not done.cancelled():
+        done.exception()
