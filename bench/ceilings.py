@@ -41,16 +41,13 @@ def short_turns_without_sqlite(
     """The ceiling row of the short turns; *durable* is the profile's own result of this run
     (its product figure is quoted beside the ceiling), if it ran."""
     [profile] = ghz_profiles.load_all(names=[SHORT])
-    data_dir = tmp / "memory-kernel"
-    _share_credential(pair, data_dir)
-    argv = [sys.executable, str(MEMORY_KERNEL), "--listen", "127.0.0.1:0"]
-    argv += ["--data-dir", str(data_dir), "--resource-address", pair.resource.address]
-    with running(start("maka-kernel (memory store)", argv, data_dir=data_dir)) as kernel:
+    with running(start_memory_kernel(pair, tmp)) as kernel:
         memory = Pair(kernel, pair.resource)
         fixtures = asyncio.run(ghz_fixtures.create(memory, workspace, [profile]))
         result = measure_profile(
             profile, memory, {"aio": aio}, fixtures, reps=reps, duration=duration, quiet=True
         )
+    pair.resource.check_alive()  # the rows after this one still need it
     medians = result["median"]
     product, echo = medians["product"]["per_s"], medians["aio"]["per_s"]
     cpu = 1e6 * medians["product"]["server_cores"] / product
@@ -72,6 +69,18 @@ def short_turns_without_sqlite(
         f"{product / echo:.2f}",
         repetitions=result["repetitions"],
     )
+
+
+def start_memory_kernel(pair: Pair, tmp: Path) -> Server:
+    """bench/memory_kernel.py beside *pair*: linked to its resource service, with its
+    credential, on a data directory of its own under *tmp*."""
+    data_dir = tmp / "memory-kernel"
+    _share_credential(pair, data_dir)
+    argv = [sys.executable, str(MEMORY_KERNEL), "--listen", "127.0.0.1:0"]
+    argv += ["--data-dir", str(data_dir), "--resource-address", pair.resource.address]
+    # Its stop must not end the pair's resource service (the kernel's shutdown cascade).
+    argv += ["--shutdown-resource", "no"]
+    return start("maka-kernel (memory store)", argv, data_dir=data_dir)
 
 
 def _share_credential(pair: Pair, data_dir: Path) -> None:
