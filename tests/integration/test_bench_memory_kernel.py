@@ -52,10 +52,8 @@ def test_the_memory_kernel_serves_a_turn_writes_no_database_and_spares_the_pair(
         # told to shut down would refuse this run by now.
         with grpc.insecure_channel(pair.resource.address) as channel:
             resource = resource_pb2_grpc.ResourceServiceStub(channel)
-            request = rpb.RunForegroundRequest(
-                session_id="ceiling", command="true", cwd=str(workspace)
-            )
-            *_, last = resource.RunForeground(request, metadata=pair.metadata, timeout=30)
+            run = rpb.RunForegroundRequest(session_id="ceiling", command="true", cwd=str(workspace))
+            *_, last = resource.RunForeground(run, metadata=pair.metadata, timeout=30)
             assert last.result.status == rpb.RUN_STATUS_COMPLETED
         pair.resource.check_alive()
         data_dir = kernel.data_dir
