@@ -8,8 +8,11 @@ and not only one in speed.
   ghz workers, one session each, ``/script words 2000`` per turn: aggregate events/s, against
   the grpc.aio echo streaming as many frames of the same size with as many workers;
 * **foreground concurrency** (1, 2, 4, 8, 16): the ``resource_run_foreground`` profile with
-  that many workers: runs/s, against ``subprocess.run`` of the same sandboxed command line
-  (bubblewrap with a run's arguments, ``bash -c true``) in as many threads, alternating.
+  that many workers: runs/s, against ``subprocess.run`` of the same sandboxed command line in
+  as many threads, alternating: the service's own leader argv for the run (bubblewrap with its
+  mounts, ``env --default-signal``, ``bash -c true``; ``LaunchPlan.direct_argv``), and, for
+  reference, bubblewrap straight on ``bash -c true`` (without the ``env`` that gives the
+  command back the signals its jailer ignores).
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ from support import BenchError, Pair, Server, median, running_pair
 
 from maka_runtime.resource.core.sandbox import ExecutionBoundary
 from maka_runtime.resource.core.sandbox.bwrap import bwrap_argv, layout
+from maka_runtime.resource.core.sandbox.launch import LaunchPlan
 
 SESSION_POINTS = (1, 1_000, 10_000)
 TURN_POINTS = (1, 4, 16)
 TURN_TEXT = "/script words 2000"
 FOREGROUND_POINTS = (1, 2, 4, 8, 16)
 CREATE_CONCURRENCY = 16
+SUBPROCESS = "subprocess.run (the service's sandboxed argv) runs/s"
+BWRAP_BASH = "subprocess.run (bwrap + bash) runs/s"
 
 
 def _named(profiles: list[Profile], name: str) -> Profile:
@@ -189,10 +195,20 @@ def _threads_rate(argv: list[str], concurrency: int, duration: float) -> float:
     return sum(counts) / (time.perf_counter() - began)
 
 
-def sandboxed_true(workspace: Path) -> list[str]:
-    """The command line a sandboxed run of ``true`` in *workspace* executes."""
+def sandboxed_true(workspace: Path, command: str = "true") -> list[str]:
+    """The command line a sandboxed run of *command* in *workspace* executes: the leader's
+    argv the service builds (created inside its cgroup, bubblewrap is the leader)."""
     boundary = ExecutionBoundary(writable_roots=(str(workspace),))
-    return [*bwrap_argv("bwrap", layout(boundary), cwd=str(workspace)), "/bin/bash", "-c", "true"]
+    plan = LaunchPlan(env={}, cgroup=None, sandboxed=True)
+    plan._bwrap = bwrap_argv("/usr/bin/bwrap", layout(boundary), cwd=str(workspace))
+    return plan.direct_argv(command)
+
+
+def bwrap_bash(workspace: Path) -> list[str]:
+    """A reference: bubblewrap with the same mounts straight on ``bash -c true``."""
+    boundary = ExecutionBoundary(writable_roots=(str(workspace),))
+    argv = bwrap_argv("/usr/bin/bwrap", layout(boundary), cwd=str(workspace))
+    return [*argv, "/bin/bash", "-c", "true"]
 
 
 def foreground(
@@ -203,42 +219,52 @@ def foreground(
     args: argparse.Namespace,
 ) -> dict[str, Any]:
     base = _named(profiles, "resource_run_foreground")
-    argv = sandboxed_true(workspace)
+    argv, reference = sandboxed_true(workspace), bwrap_bash(workspace)
     points: list[dict[str, Any]] = []
     one: dict[str, float] = {}
     for n in FOREGROUND_POINTS:
         config = ghz_profiles.product_config(_with(base, n), fixtures, smoke=False)
-        samples: dict[str, list[float]] = {"product": [], "subprocess": []}
+        samples: dict[str, list[float]] = {"product": [], "subprocess": [], "bwrap_bash": []}
         for rep in range(args.reps + 1):
             got = ghz_profiles.run_ghz(
                 config, pair.resource.address, pair.token, duration_s=args.duration
             )
             ghz_profiles.check(got, "OK", f"RunForeground c={n}")
             rate = _threads_rate(argv, n, args.duration)
+            plain = _threads_rate(reference, n, args.duration)
             if rep:
                 samples["product"].append(float(got["rps"]))
                 samples["subprocess"].append(rate)
+                samples["bwrap_bash"].append(plain)
         product, bare = median(samples["product"]), median(samples["subprocess"])
+        plain = median(samples["bwrap_bash"])
         one = one or {"product": product, "bare": bare}
         points.append(
             {
                 "concurrency": n,
                 "runs/s": f"{product:,.0f}",
                 "x of c=1": f"{product / one['product']:.2f}",
-                "subprocess.run (sandboxed) runs/s": f"{bare:,.0f}",
+                SUBPROCESS: f"{bare:,.0f}",
                 "its x of c=1": f"{bare / one['bare']:.2f}",
                 "ratio": f"{product / bare:.2f}",
+                BWRAP_BASH: f"{plain:,.0f}",
+                "ratio to it": f"{product / plain:.2f}",
                 "raw": samples,
             }
         )
-        print(f"foreground c={n}: {product:,.0f} runs/s vs {bare:,.0f}", flush=True)
+        print(
+            f"foreground c={n}: {product:,.0f} runs/s vs {bare:,.0f} (bwrap + bash {plain:,.0f})",
+            flush=True,
+        )
     columns = [
         "concurrency",
         "runs/s",
         "x of c=1",
-        "subprocess.run (sandboxed) runs/s",
+        SUBPROCESS,
         "its x of c=1",
         "ratio",
+        BWRAP_BASH,
+        "ratio to it",
     ]
     return {
         "title": "Cost against foreground concurrency (RunForeground `true`, sandboxed)",
@@ -276,8 +302,9 @@ def rows(growth: dict[str, Any]) -> dict[str, Any]:
             out[f"foreground_c{n}"] = {
                 "figure": f"RunForeground `true`, c={n}",
                 "product": f"{p['runs/s']} runs/s{scaling}",
-                "baseline": f"`subprocess.run` of the sandboxed command line, {n} thread(s): "
-                f"{p['subprocess.run (sandboxed) runs/s']}/s{base_scaling}",
+                "baseline": f"`subprocess.run` of the service's sandboxed command line, {n} "
+                f"thread(s): {p[SUBPROCESS]}/s{base_scaling} (bubblewrap straight on "
+                f"`bash -c true`: {p[BWRAP_BASH]}/s, ratio {p['ratio to it']})",
                 "ratio": p["ratio"],
             }
     by_turns = {p["concurrent turns"]: p for p in growth["turns"]["points"]}
