@@ -128,11 +128,11 @@ class GroupCommit:
 
     def _take(self) -> tuple[list[Queued], bool]:
         """The next batch (empty: none) and whether it runs alone, without savepoints; a
-        caller cancelled before its batch was taken is skipped if it withdraws its write."""
-        while self._again:
-            queued = self._again.popleft()
-            if not (self._withdraw and queued[1].cancelled()):
-                return [queued], True
+        caller cancelled before its batch was taken is skipped if it withdraws its write. A
+        write run again after its batch's transaction failed was taken already: it runs
+        whatever became of its caller, as it would have committed with the batch."""
+        if self._again:
+            return [self._again.popleft()], True
         batch: list[Queued] = []
         while self._queue and len(batch) < GROUP_LIMIT:
             queued = self._queue.popleft()

@@ -41,6 +41,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import logging
 import os
 import sqlite3
 import time
@@ -48,7 +49,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from maka_runtime.common.config import SettingsParser
 from maka_runtime.common.sqlite_checkpoint import Checkpointer
@@ -64,6 +65,8 @@ __all__ = [
     "add_synchronous_setting",
     "durability",
 ]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Synchronous = Literal["NORMAL", "FULL"]
@@ -223,11 +226,25 @@ class SqliteWorker:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        self._observe_commit(time.perf_counter() - started)
-        self.checkpoints.committed(conn)
+        # Durable from here on: nothing after the COMMIT may make the transaction look failed
+        # (its caller would be told a committed write failed, and a group commit would run
+        # each of its writes again), so each step's error is logged, not raised.
         if committed is not None:
-            committed(result)
+            self._after_commit("its bookkeeping", committed, result)
+        self._after_commit("a commit observer", self._observe_commit, time.perf_counter() - started)
+        self._after_commit("its checkpoint step", self.checkpoints.committed, conn)
         return result
+
+    def _after_commit(self, what: str, step: Callable[[Any], None], argument: Any) -> None:
+        try:
+            step(argument)
+        except Exception:
+            log.exception(
+                "%s %s: %s failed after a COMMIT (the transaction stands)",
+                self._options.label,
+                self.path,
+                what,
+            )
 
     async def close(self) -> None:
         """Close the connection and the thread (the owner lease stays open). Idempotent."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,6 +84,35 @@ async def test_a_failed_transaction_gives_each_write_its_own_outcome(
     assert isinstance(results[1], PersistenceFailedError)
     assert isinstance(results[1].__cause__, sqlite3.Error)
     assert [m.seq for m in await sqlite_store.read_messages("s1")] == [1]
+
+
+async def test_a_write_taken_into_a_failed_transaction_runs_again_though_its_caller_left(
+    sqlite_store: SqliteSessionStore, kernel_owner: object
+) -> None:
+    """A caller cancelled once its batch was taken never undoes its write: if that batch's
+    transaction fails as a whole, the write runs again alone all the same."""
+    await sqlite_store.create(spec_header("s1"))
+    entered, release = threading.Event(), threading.Event()
+
+    def aborting(conn: sqlite3.Connection) -> None:
+        entered.set()  # the batch is taken and running on the store's thread
+        release.wait(timeout=10)
+        conn.execute("ROLLBACK")  # ends the transaction: the batch cannot commit
+
+    leaving = asyncio.ensure_future(
+        sqlite_store.append_messages("s1", [SystemNote(kind="error", text="taken")])
+    )
+    failing = asyncio.ensure_future(sqlite_store._grouped.write(aborting))
+    await asyncio.get_running_loop().run_in_executor(None, entered.wait, 10)
+    leaving.cancel()
+    await asyncio.sleep(0)
+    release.set()
+    with pytest.raises(PersistenceFailedError):
+        await failing
+    await sqlite_store._grouped.drain()
+    assert leaving.cancelled()
+    [kept] = await sqlite_store.read_messages("s1")
+    assert isinstance(kept, SystemNote) and kept.text == "taken"
 
 
 async def test_headers_are_read_from_the_cache_of_what_was_committed(
