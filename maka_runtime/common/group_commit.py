@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import sqlite3
 from collections import deque
 from collections.abc import Callable
@@ -46,12 +47,18 @@ from typing import Any, TypeVar
 from maka_runtime.common.aio import settle
 from maka_runtime.common.sqlite import SqliteWorker, StoreErrors
 
-__all__ = ["GROUP_LIMIT", "GroupCommit"]
+__all__ = ["GROUP_LIMIT", "GroupCommit", "Settled"]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
-#: A queued write: its work, its caller's future, and whether ``on_commit`` sees its result.
-Queued = tuple[Work, "asyncio.Future[Any]", bool]
+#: What a write's store does once its outcome is known, on the loop, whatever became of its
+#: caller: its value and its error (``None`` for each it has not).
+Settled = Callable[[Any, "BaseException | None"], None]
+#: A queued write: its work, its caller's future, whether ``on_commit`` sees its result, and
+#: its :data:`Settled` step.
+Queued = tuple[Work, "asyncio.Future[Any]", bool, "Settled | None"]
 
 #: The most writes one transaction takes (the rest go into the next one).
 GROUP_LIMIT = 256
@@ -81,15 +88,25 @@ class GroupCommit:
         #: Write transactions committed so far (fewer than the writes under load).
         self.transactions = 0
 
-    async def write(self, work: Callable[[sqlite3.Connection], T], *, observed: bool = True) -> T:
+    async def write(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        *,
+        observed: bool = True,
+        settled: Settled | None = None,
+    ) -> T:
         """Run *work* in a write transaction shared with the writes queued beside it;
-        ``observed=False``: ``on_commit`` does not see its result."""
+        ``observed=False``: ``on_commit`` does not see its result. *settled* runs on the loop
+        once the write's outcome is known, before its caller is released and even if the
+        caller was cancelled meanwhile (a write taken into a batch still commits): what a store
+        keeps beside its file (the kernel's header cache) follows what was committed, not what
+        its caller lived to see. A write withdrawn before it ran has no outcome."""
         loop = asyncio.get_running_loop()
         result: asyncio.Future[T] = loop.create_future()
         if not self._withdraw:
             # Its write goes on without it: nobody is left to retrieve an error.
             result.add_done_callback(_consume)
-        self._queue.append((work, result, observed))
+        self._queue.append((work, result, observed, settled))
         if not self._busy:
             # Taken at the loop's next turn, with whatever else this turn queues.
             self._busy = True
@@ -124,7 +141,7 @@ class GroupCommit:
                 return
             except Exception as failure:  # refused before it ran (a closed store)
                 for queued in batch:
-                    settle(queued[1], failure=failure)
+                    _settle(queued, None, failure)
 
     def _take(self) -> tuple[list[Queued], bool]:
         """The next batch (empty: none) and whether it runs alone, without savepoints; a
@@ -142,19 +159,20 @@ class GroupCommit:
 
     def _done(self, batch: list[Queued], alone: bool, outcome: Future[Any]) -> None:
         if outcome.cancelled():  # the worker shut down before it ran: nobody will run it
+            closed = self._errors.store_closed(f"{self._where} is closed")
             for queued in batch:
-                queued[1].cancel()
+                _settle(queued, None, closed)
             self._next()
             return
         failure = outcome.exception()
         if alone:
-            settle(batch[0][1], value=None if failure else outcome.result(), failure=failure)
+            _settle(batch[0], None if failure else outcome.result(), failure)
         elif failure is not None:
             # Nothing of the batch was committed: each write again on its own, before the rest.
             self._again.extend(batch)
         else:
-            for (_, result, _), (value, error) in zip(batch, outcome.result(), strict=True):
-                settle(result, value=value, failure=error)
+            for queued, (value, error) in zip(batch, outcome.result(), strict=True):
+                _settle(queued, value, error)
         self._next()
 
     # -- on the worker thread ------------------------------------------------------------------
@@ -169,7 +187,7 @@ class GroupCommit:
         else:
             values = [
                 value
-                for (_, _, observed), (value, error) in zip(batch, outcome, strict=True)
+                for (_, _, observed, _), (value, error) in zip(batch, outcome, strict=True)
                 if observed and error is None
             ]
         self._on_commit(values)
@@ -178,7 +196,7 @@ class GroupCommit:
         self, conn: sqlite3.Connection, *, batch: list[Queued]
     ) -> list[tuple[Any, Exception | None]]:
         outcomes: list[tuple[Any, Exception | None]] = []
-        for work, _, _ in batch:
+        for work, *_ in batch:
             conn.execute("SAVEPOINT grouped")
             try:
                 value = work(conn)
@@ -209,6 +227,17 @@ class GroupCommit:
             return failure
         mapped.__cause__ = failure
         return mapped
+
+
+def _settle(queued: Queued, value: Any, failure: BaseException | None) -> None:
+    """Run the write's settled step, then give its caller the outcome."""
+    _, result, _, settled = queued
+    if settled is not None:
+        try:
+            settled(value, failure)
+        except Exception:
+            log.exception("a store's step after a write failed")
+    settle(result, value=value, failure=failure)
 
 
 def _consume(done: asyncio.Future[Any]) -> None:

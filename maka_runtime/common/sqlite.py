@@ -256,6 +256,8 @@ class SqliteWorker:
             await loop.run_in_executor(None, self.checkpoints.close)
             await loop.run_in_executor(self._executor, self._disconnect)
         finally:
+            if self._conn is not None:  # cancelled on the way: still closed, on its thread
+                self._executor.submit(self._disconnect)
             self._executor.shutdown(wait=True)
 
     # -- on the worker thread --------------------------------------------------------------

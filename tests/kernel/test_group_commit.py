@@ -115,6 +115,54 @@ async def test_a_write_taken_into_a_failed_transaction_runs_again_though_its_cal
     assert isinstance(kept, SystemNote) and kept.text == "taken"
 
 
+@pytest.mark.parametrize("write", ["update", "remove"])
+async def test_the_header_cache_follows_a_rerun_write_whose_caller_left(
+    sqlite_store: SqliteSessionStore, kernel_owner: object, write: str
+) -> None:
+    """A header write in a batch whose transaction failed runs again alone, after its caller
+    was cancelled; a read that ran between the two must not leave the old header cached."""
+    await sqlite_store.create(spec_header("s1"))
+    loop = asyncio.get_running_loop()
+    entered = [threading.Event(), threading.Event()]
+    release = [threading.Event(), threading.Event()]
+    runs = [0]
+
+    def aborting(conn: sqlite3.Connection) -> None:
+        run = runs[0]
+        runs[0] += 1
+        entered[run].set()
+        release[run].wait(timeout=10)
+        conn.execute("ROLLBACK")  # ends the transaction: its batch cannot commit
+
+    failing = asyncio.ensure_future(sqlite_store._grouped.write(aborting))
+    leaving: asyncio.Future[object]
+    if write == "update":
+        leaving = asyncio.ensure_future(sqlite_store.update_header("s1", {"name": "renamed"}))
+    else:
+        leaving = asyncio.ensure_future(sqlite_store.remove("s1"))
+    await loop.run_in_executor(None, entered[0].wait, 10)  # the batch of both is running
+    release[0].set()
+    await loop.run_in_executor(None, entered[1].wait, 10)  # it failed; each runs again alone
+    leaving.cancel()
+    await asyncio.sleep(0)
+    reading = asyncio.ensure_future(sqlite_store.read_header("s1"))
+    await asyncio.sleep(0)  # its read reaches the store's thread before the rerun of the write
+    release[1].set()
+    with pytest.raises(PersistenceFailedError):
+        await failing
+    await reading
+    await sqlite_store._grouped.drain()
+    assert leaving.cancelled()
+    if write == "update":
+        assert (await sqlite_store.read_header("s1")).name == "renamed"
+        held = sqlite_store.held_header("s1")
+        assert held is None or held.name == "renamed"
+    else:
+        assert sqlite_store.held_header("s1") is None
+        with pytest.raises(NotFoundError):
+            await sqlite_store.read_header("s1")
+
+
 async def test_headers_are_read_from_the_cache_of_what_was_committed(
     sqlite_store: SqliteSessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:

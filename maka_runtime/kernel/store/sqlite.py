@@ -16,6 +16,7 @@ store has closed.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sqlite3
 from collections.abc import Callable, Collection, Sequence
@@ -118,11 +119,21 @@ class SqliteSessionStore(HeaderShortcuts):
             self._listed_commits += 1
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """A write the header cache knows nothing about: it forgets every header."""
-        try:
-            return await self._grouped.write(work)
-        finally:
-            self._headers.forget_all()
+        """A write the header cache knows nothing about: it forgets every header once the
+        write's outcome is known (it follows the commits, not the callers: ``settled``)."""
+        return await self._grouped.write(work, settled=self._forget_all)
+
+    def _forget_all(self, _value: object, _error: BaseException | None) -> None:
+        self._headers.forget_all()
+
+    def _header_settled(
+        self, session_id: str, header: SessionHeader | None, error: BaseException | None
+    ) -> None:
+        """A header write's outcome: what it committed is kept, a failed one forgotten."""
+        if error is None and header is not None:
+            self._headers.put(header)
+        else:
+            self._headers.forget(session_id)
 
     @classmethod
     async def open(
@@ -165,8 +176,8 @@ class SqliteSessionStore(HeaderShortcuts):
             except sqlite3.IntegrityError as error:
                 raise AlreadyExistsError("session", header.id) from error
 
-        await self._grouped.write(insert)
-        self._headers.put(header)
+        created = functools.partial(self._header_settled, header.id, header)
+        await self._grouped.write(insert, settled=lambda _value, error: created(error))
         return header
 
     async def list_sessions(self, query: SessionQuery) -> SessionPage:
@@ -214,13 +225,8 @@ class SqliteSessionStore(HeaderShortcuts):
         def update(conn: sqlite3.Connection) -> SessionHeader:
             return _update_header(conn, session_id, patch, self._decoded)
 
-        try:
-            header = await self._grouped.write(update)
-        except BaseException:
-            self._headers.forget(session_id)
-            raise
-        self._headers.put(header)
-        return header
+        keep = functools.partial(self._header_settled, session_id)
+        return await self._grouped.write(update, settled=keep)
 
     async def widen_boundary(
         self, session_id: str, granted: tuple[str, ...]
@@ -239,10 +245,8 @@ class SqliteSessionStore(HeaderShortcuts):
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                 raise NotFoundError("session", session_id)
 
-        try:
-            await self._grouped.write(delete)
-        finally:
-            self._headers.forget(session_id)
+        forget = self._headers.forget
+        await self._grouped.write(delete, settled=lambda _value, _error: forget(session_id))
 
     # -- the log -------------------------------------------------------------------------------
 
