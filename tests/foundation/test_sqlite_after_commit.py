@@ -42,42 +42,46 @@ def _once(failure: Exception) -> Callable[[], None]:
     return fail
 
 
-def _failing_observer(path: Path) -> Iterator[None]:
-    fail = _once(sqlite3.OperationalError("disk I/O error"))
+Arm = Callable[[Path, SqliteWorker], None]
 
-    def observer(_name: str, committed: Path, _seconds: float) -> None:
-        if committed == path:
+
+@pytest.fixture(params=["observer", "checkpoint"])
+def fail_once_after_commit(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Arm]:
+    """Arms one error right after the next COMMIT of a store: in a commit observer, or in the
+    writer's checkpoint step."""
+    removals: list[Callable[[], None]] = []
+
+    def arm(path: Path, worker: SqliteWorker) -> None:
+        fail = _once(sqlite3.OperationalError("disk I/O error"))
+        if request.param == "observer":
+
+            def observer(_name: str, committed: Path, _seconds: float) -> None:
+                if committed == path:
+                    fail()
+
+            removals.append(add_commit_observer(observer))
+            return
+        real = worker.checkpoints.committed
+
+        def committed(conn: sqlite3.Connection) -> None:
             fail()
+            real(conn)
 
-    remove = add_commit_observer(observer)
-    try:
-        yield
-    finally:
+        monkeypatch.setattr(worker.checkpoints, "committed", committed)
+
+    yield arm
+    for remove in removals:
         remove()
 
 
-def _failing_checkpoint(worker: SqliteWorker, monkeypatch: pytest.MonkeyPatch) -> None:
-    fail, real = _once(sqlite3.OperationalError("disk I/O error")), worker.checkpoints.committed
-
-    def committed(conn: sqlite3.Connection) -> None:
-        fail()
-        real(conn)
-
-    monkeypatch.setattr(worker.checkpoints, "committed", committed)
-
-
-@pytest.mark.parametrize("step", ["observer", "checkpoint"])
 async def test_a_resource_batch_that_committed_is_not_run_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, step: str
+    tmp_path: Path, fail_once_after_commit: Arm, caplog: pytest.LogCaptureFixture
 ) -> None:
     owner = _owner(tmp_path, "resource")
     store = await SqliteShellRunStore.open(owner.lease)
-    failing = None
-    if step == "observer":
-        failing = _failing_observer(store.path)
-        next(failing)
-    else:
-        _failing_checkpoint(store._worker, monkeypatch)
+    fail_once_after_commit(store.path, store._worker)
     try:
         with caplog.at_level(logging.ERROR, logger="maka_runtime.common.sqlite"):
             # Two writes in one loop step: one batch, one transaction, one COMMIT.
@@ -94,25 +98,17 @@ async def test_a_resource_batch_that_committed_is_not_run_again(
         assert store.last_change_seq == 2
         assert store.session_version(record("a").session_id) > 0
     finally:
-        if failing is not None:
-            next(failing, None)
         await store.close()
         owner.close()
 
 
-@pytest.mark.parametrize("step", ["observer", "checkpoint"])
 async def test_a_kernel_batch_that_committed_is_not_appended_twice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
+    tmp_path: Path, fail_once_after_commit: Arm
 ) -> None:
     owner = _owner(tmp_path, "kernel")
     store = await SqliteSessionStore.open(owner.lease)
     await store.create(spec_header("s1"))
-    failing = None
-    if step == "observer":
-        failing = _failing_observer(store.path)
-        next(failing)
-    else:
-        _failing_checkpoint(store._worker, monkeypatch)
+    fail_once_after_commit(store.path, store._worker)
     try:
         await asyncio.gather(
             store.append_messages("s1", [SystemNote(kind="error", text="one")]),
@@ -124,7 +120,5 @@ async def test_a_kernel_batch_that_committed_is_not_appended_twice(
         ]
         assert log == [(1, "one"), (2, "two")]  # each once, in order
     finally:
-        if failing is not None:
-            next(failing, None)
         await store.close()
         owner.close()
