@@ -101,6 +101,30 @@ async def test_drain_under_concurrent_starts_loses_no_run_record(host: Host) -> 
     assert host.drain_requests == []
 
 
+async def test_a_background_run_whose_caller_left_mid_start_keeps_its_residency(
+    host: Host,
+) -> None:
+    starting = asyncio.create_task(
+        host.coordinator.run_background_bash(bash_input("sleep 30", "call.left"))
+    )
+    for _ in range(50):  # until it is admitted (a few loop steps)
+        if host.manager.live_counts() == (1, 0):
+            break
+        await asyncio.sleep(0)
+    assert host.manager.live_counts() == (1, 0)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+    # The run goes on without its caller, and holds its token until it ends.
+    async for live in host.coordinator.watch(SESSION_ID):
+        if live.status == "running":
+            break
+    assert host.active_residencies == 1
+    stopped = await host.coordinator.stop(SESSION_ID, live.ref)
+    assert stopped.status == "cancelled"
+    assert host.active_residencies == 0 and host.released_residencies == 1
+
+
 async def test_a_run_that_cannot_start_is_failed_and_returns_its_residency(
     tmp_path: Path,
 ) -> None:

@@ -8,6 +8,7 @@ once) and the fail-stop latch (:mod:`.failstop`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncGenerator, Callable
@@ -160,8 +161,10 @@ class ResourceHost:
                     return await self._supervisor.start_background(
                         request, on_end=lambda _record: release()
                     )
+                except asyncio.CancelledError:
+                    raise  # admitted: the run goes on without its caller, its end releases
                 except BaseException:
-                    release()
+                    release()  # refused before it was admitted (after it, a second call)
                     raise
 
     async def stop(self, session_id: str, ref: str) -> ShellRunRecord:

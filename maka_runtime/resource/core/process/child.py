@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import array
 import asyncio
-import contextlib
 import errno
 import fcntl
 import functools
@@ -380,7 +379,8 @@ async def _all_exited(loop: asyncio.AbstractEventLoop, pidfds: list[int], within
 
 
 def _readable(fd: int) -> bool:
-    with contextlib.suppress(OSError):
-        ready, _, _ = select.select([fd], [], [], 0)
-        return bool(ready)
-    return True
+    """Whether a read of *fd* would not block now (data, end of file, an error: a read says
+    which). poll, not select: a descriptor may be numbered past select's 1024."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(0))

@@ -160,7 +160,11 @@ class RunCgroup:
     def _exited(self) -> bool:
         """True once every killed member has exited (its pidfd is readable)."""
         while self._pinned:
-            ready, _, _ = select.select(self._pinned, [], [], 0)
+            # poll, not select: a descriptor may be numbered past select's 1024.
+            poller = select.poll()
+            for fd in self._pinned:
+                poller.register(fd, select.POLLIN)
+            ready = [fd for fd, _events in poller.poll(0)]
             for fd in ready:
                 self._pinned.remove(fd)
                 os.close(fd)
