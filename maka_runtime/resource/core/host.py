@@ -66,8 +66,7 @@ log = logging.getLogger(__name__)
 
 
 class ResourceHost:
-    """The resource operations of one host, with leases, admission, attach rules, residency and
-    drain."""
+    """One host's resource operations: leases, admission, attach rules, residency, drain."""
 
     def __init__(
         self,
@@ -117,9 +116,8 @@ class ResourceHost:
         self, request: BashInput, *, coalesce: int = 0, announce_start: bool = False
     ) -> AsyncGenerator[ForegroundStarted | OutputEvent | ShellRunRecord, None]:
         """Run a pipes command; yields its output events (merged up to *coalesce* bytes when
-        the consumer lags, see ``OutputLog.follow``), then its terminal record last. With
-        *announce_start*, :class:`ForegroundStarted` comes first. If the consumer stops early,
-        the run is cancelled."""
+        the consumer lags, ``OutputLog.follow``), then its terminal record. With *announce_start*,
+        :class:`ForegroundStarted` first. A consumer that stops early cancels the run."""
         self._refuse_if_draining()
         request.check(foreground=True)
         with self._internal_failures("stream_foreground_bash"):
@@ -147,8 +145,8 @@ class ResourceHost:
                 self._supervisor.request_stop(session_id, ref)
 
     async def run_background_bash(self, request: BashInput) -> ShellRunRecord:
-        """Start a pipes or PTY run and return at once with its ``running`` record. The run
-        holds a residency token until it ends."""
+        """Start a pipes or PTY run; its ``running`` record at once. It holds a residency
+        token until it ends, even if its caller leaves while it starts."""
         self._refuse_if_draining()
         request.check(foreground=False)
         with self._internal_failures("run_background_bash"):
@@ -161,10 +159,10 @@ class ResourceHost:
                     return await self._supervisor.start_background(
                         request, on_end=lambda _record: release()
                     )
-                except asyncio.CancelledError:
-                    raise  # admitted: the run goes on without its caller, its end releases
-                except BaseException:
-                    release()  # refused before it was admitted (after it, a second call)
+                except BaseException as error:
+                    # Cancelled, it was admitted: it runs on, and its end releases the token.
+                    if not isinstance(error, asyncio.CancelledError):
+                        release()
                     raise
 
     async def stop(self, session_id: str, ref: str) -> ShellRunRecord:
@@ -216,8 +214,7 @@ class ResourceHost:
         from its record. A session that is given must be admitted and must be the run's;
         another session is :class:`NotFoundError`, exactly as for a ref that names no run (a
         ref does not reveal which session it belongs to). The run's session passes the same
-        admission as a named one (archived, deleted, unknown: refused).
-        """
+        admission as a named one (archived, deleted, unknown: refused)."""
         parse_ref(ref)
         if session_id:
             await self._admission.check(session_id)
