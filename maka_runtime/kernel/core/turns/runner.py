@@ -241,8 +241,10 @@ class Runner:
         if run.stop_op is not None or not runtime.is_current(generation):
             return
         generation.runs_started += 1
-        events = generation.backend.send(send_input)
+        events = None
         try:
+            # Inside: a backend may refuse its input as it is called, before any event.
+            events = generation.backend.send(send_input)
             async for event in events:
                 await recorder.record(run, event)
             await recorder.await_uncommitted(run)
@@ -293,6 +295,7 @@ class Runner:
             op.run_failure = own
             run.records_done.set()
             await op.finished.wait()
+            failures.append(op.end_failure)  # its stream ends with it, not silently
         elif ending:
             assert terminal is not None
             failures.append(await self._record_end(run, terminal, own))

@@ -74,6 +74,9 @@ class StopOperation:
     escalation_failure: Exception | None = None
     #: What the run's own cleanup reported before its records were done (noted with the stop).
     run_failure: Exception | None = None
+    #: Why the stop's end of the turn could not be written (it is recorded later, see
+    #: ``turn_ends``): the turn's readers are told, as for a turn's own end.
+    end_failure: Exception | None = None
 
     def result_view(self) -> asyncio.Future[StopOutcome]:
         """A future for one caller: cancelling it never cancels the shared outcome."""
@@ -329,6 +332,7 @@ class StopCoordinator:
             self._turn_ends.add(
                 run.session_id, run.turn_id, entries=entries, patch=patch, cause=failures[0]
             )
+            op.end_failure = combine_failures(list(failures))
         op.projected = True
         return failures
 
