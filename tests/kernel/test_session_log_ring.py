@@ -50,13 +50,13 @@ class GatedStore(MemorySessionStore):
         self.gate = asyncio.Event()
         self.failing = False
 
-    async def append_messages(self, session_id: str, messages: Any) -> Any:
+    async def append_messages(self, session_id: str, messages: Any, **options: Any) -> Any:
         self.entered.set()
         await self.gate.wait()
         if self.failing:  # once
             self.failing = False
             raise PersistenceFailedError("the disk is full")
-        return await super().append_messages(session_id, messages)
+        return await super().append_messages(session_id, messages, **options)
 
 
 @pytest.mark.parametrize("failing", [False, True])

@@ -11,6 +11,7 @@ import pytest
 
 from maka_runtime.kernel.core.errors import PersistenceFailedError
 from maka_runtime.kernel.core.log.events import StoredMessage
+from maka_runtime.kernel.core.session import HeaderPatch
 from maka_runtime.kernel.store import MemorySessionStore
 from tests.kernel.harness import kinds, make_harness
 from tests.kernel.test_kernel_turns import events_until
@@ -24,12 +25,16 @@ class RefusingTheAbort(MemorySessionStore):
         self.full = True
 
     async def append_messages(
-        self, session_id: str, messages: Sequence[StoredMessage]
+        self,
+        session_id: str,
+        messages: Sequence[StoredMessage],
+        *,
+        header: HeaderPatch | None = None,
     ) -> list[StoredMessage]:
         aborted = any(getattr(m, "status", "") == "aborted" for m in messages)
         if self.full and aborted:
             raise PersistenceFailedError("the disk is full")
-        return await super().append_messages(session_id, messages)
+        return await super().append_messages(session_id, messages, header=header)
 
 
 async def test_a_stop_whose_end_is_refused_ends_the_stream_with_that_error() -> None:

@@ -342,3 +342,34 @@ async def test_the_sweeps_primitives_list_running_turns_live_headers_and_pending
     await store.resolve_interaction("s1", "r0", Resolution(status="answered", decision="allow"), 3)
     pending = await store.pending_interactions()
     assert [(r.session_id, r.request_id) for r in pending] == [("s1", "r1"), ("s2", "r2")]
+
+
+async def test_an_append_with_a_header_patch_commits_both_or_neither(
+    store: RecoverableStore,
+) -> None:
+    await make(store)
+    opening: list[StoredMessage] = [
+        UserMessage(turn_id="t1", text="hi", id="u", ts=5),
+        TurnState(turn_id="t1", status="running", id="r", ts=5),
+    ]
+    stamped = await store.append_messages(
+        "s1", opening, header={"status": "running", "status_updated_at": 5, "last_used_at": 5}
+    )
+    assert [m.seq for m in stamped] == [1, 2]
+    header = await store.read_header("s1")
+    assert (header.status, header.status_updated_at, header.last_used_at) == ("running", 5, 5)
+    [turn] = await store.list_turns("s1")
+    assert turn.status == "running"
+    # A patch the header refuses takes its entries with it: no turn without its header.
+    refused = {"status": "active", "no_such_field": 1}
+    ending: list[StoredMessage] = [TurnState(turn_id="t1", status="completed", id="c", ts=9)]
+    with pytest.raises(TypeError):
+        await store.append_messages("s1", ending, header=refused)  # type: ignore[arg-type]
+    assert await store.read_messages("s1") == stamped
+    assert await store.last_seq("s1") == 2
+    assert (await store.read_header("s1")).status == "running"
+    [turn] = await store.list_turns("s1")
+    assert turn.status == "running"
+    # The log goes on from where the refused append left it.
+    [completed] = await store.append_messages("s1", ending, header={"status": "active"})
+    assert completed.seq == 3 and (await store.read_header("s1")).status == "active"

@@ -12,7 +12,7 @@ import pytest
 
 from maka_runtime.kernel.core.log import events
 from maka_runtime.kernel.core.log.events import TurnState, UserMessage, from_record, to_record
-from maka_runtime.kernel.store import sqlite as sqlite_module
+from maka_runtime.kernel.store import _log_sql
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 from tests.support.counting import count_calls
 
@@ -63,8 +63,8 @@ async def test_an_append_reads_and_writes_each_turn_record_once(
     sqlite_store: SqliteSessionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await sqlite_store.create(spec_header("s"))
-    reads = count_calls(monkeypatch, sqlite_module, "_turn")
-    written = count_calls(monkeypatch, sqlite_module, "turn_to_json")
+    reads = count_calls(monkeypatch, _log_sql, "turn_record")
+    written = count_calls(monkeypatch, _log_sql, "turn_to_json")
     stamped = await sqlite_store.append_messages(
         "s",
         [

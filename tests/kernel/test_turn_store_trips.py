@@ -1,5 +1,6 @@
-"""What a short turn asks of the store: no lookup of a turn id the kernel made itself (a
-retried start by its client's turn id still finds the recorded turn). The close of a run's
+"""What a short turn asks of the store: its opening entries and the header's ``running`` in one
+write, no lookup of a turn id the kernel made itself (a retried start by its client's turn id
+still finds the recorded turn). The close of a run's
 interaction requests stays a durable store call even when the run made none: the spec's
 scenario of a failing durable close (tests/kernel/e2e/test_spec_scenarios_e2e.py) reports it."""
 
@@ -32,9 +33,9 @@ def count_calls(store: Any, *names: str) -> Counter[str]:
     for name in names:
         method = getattr(store, name)
 
-        def counted(*args: Any, _name: str = name, _method: Any = method) -> Any:
+        def counted(*args: Any, _name: str = name, _method: Any = method, **kwargs: Any) -> Any:
             calls[_name] += 1
-            return _method(*args)
+            return _method(*args, **kwargs)
 
         setattr(store, name, counted)
     return calls
@@ -70,3 +71,43 @@ async def test_a_turn_stopped_with_a_pending_question_still_closes_it(harness: H
     assert calls["close_interactions"] == 1
     [record] = await harness.store.list_interactions(session.id)
     assert (record.request_id, record.status) == (request_id, "closed")
+
+
+async def test_a_turn_begins_with_one_write_of_its_entries_and_the_running_header(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    store = harness.store
+    writes: list[tuple[list[str], Any]] = []
+    separate: list[Any] = []  # header updates not made inside an append
+    inside = False
+    append, update = store.append_messages, store.update_header
+
+    async def appended(session_id: str, messages: Any, **options: Any) -> Any:
+        nonlocal inside
+        writes.append(([m.type for m in messages], options.get("header")))
+        inside = True
+        try:
+            return await append(session_id, messages, **options)
+        finally:
+            inside = False
+
+    async def updated(session_id: str, patch: Any) -> Any:
+        if not inside:
+            separate.append(patch)
+        return await update(session_id, patch)
+
+    store.append_messages = appended
+    store.update_header = updated
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say hi; hang")
+    await anext(stream)
+    # The header says "running" as soon as the turn's first event can be read ...
+    assert (await store.read_header(session.id)).status == "running"
+    # ... because one write carried it with the opening entries.
+    types, header = writes[0]
+    assert types == ["user", "turn_state"]
+    assert header is not None and header["status"] == "running"
+    await asyncio.wait_for(harness.kernel.stop_session(session.id, source="stop_button"), 30)
+    assert [e async for e in stream][-1].type == "turn_state"
+    assert not [patch for patch in separate if patch.get("status") == "running"]
+    assert (await store.read_header(session.id)).status == "aborted"

@@ -113,9 +113,10 @@ class SessionTable:
         return [rt.active_run for rt in self._runtimes.values() if rt.active_run is not None]
 
     async def append(
-        self, session_id: str, messages: Sequence[StoredMessage]
+        self, session_id: str, messages: Sequence[StoredMessage], header: HeaderPatch | None = None
     ) -> list[StoredMessage]:
-        return await self.session(session_id).log.append(messages)
+        """Commit *messages* to the session's log (with *header* in the same transaction)."""
+        return await self.session(session_id).log.append(messages, header)
 
     async def dispose_idle_generations(self) -> list[Exception | None]:
         """Dispose every idle cached backend; busy ones are retired when their run settles.

@@ -5,6 +5,8 @@ Contract shared by every implementation (and checked by one test suite against e
 * ``append_messages`` commits all entries atomically, assigns consecutive ``seq`` numbers
   (``last_seq + 1`` …) and returns the stamped entries; appending ``turn_state`` entries keeps
   the derived :class:`TurnRecord` of their turn up to date (``user`` entries give its text).
+  Given a ``header`` patch it applies that patch in the same transaction (a turn's opening
+  entries and the header's ``running`` are one commit): both are on record, or neither.
 * Unknown sessions raise :class:`~maka_runtime.kernel.core.errors.NotFoundError`; storage failures
   raise :class:`~maka_runtime.kernel.core.errors.PersistenceFailedError`.
 * ``resolve_interaction`` is a compare-and-set from ``pending``: exactly one caller wins, every
@@ -141,7 +143,11 @@ class SessionStore(Protocol):
     async def append_message(self, session_id: str, message: StoredMessage) -> StoredMessage: ...
 
     async def append_messages(
-        self, session_id: str, messages: Sequence[StoredMessage]
+        self,
+        session_id: str,
+        messages: Sequence[StoredMessage],
+        *,
+        header: HeaderPatch | None = None,
     ) -> list[StoredMessage]: ...
 
     async def read_messages(

@@ -120,16 +120,30 @@ class MemorySessionStore(HeaderShortcuts):
         return (await self.append_messages(session_id, [message]))[0]
 
     async def append_messages(
-        self, session_id: str, messages: Sequence[StoredMessage]
+        self,
+        session_id: str,
+        messages: Sequence[StoredMessage],
+        *,
+        header: HeaderPatch | None = None,
     ) -> builtins.list[StoredMessage]:
         session = self._session(session_id)
         seq = len(session.messages)
+        turns = dict(session.turns) if header is not None else session.turns
         stamped = [with_seq(m, seq + i) for i, m in enumerate(messages, 1)]
         session.messages.extend(stamped)
         for message in stamped:
             turn = apply_to_turn(session.turns.get(message.turn_id), message)
             if turn is not None:
                 session.turns[turn.turn_id] = turn
+        if header is not None:
+            # Through update_header (so a test that patches it still sees the call); a
+            # refused patch takes the entries back: both are on record, or neither.
+            try:
+                await self.update_header(session_id, header)
+            except BaseException:
+                del session.messages[seq:]
+                session.turns = turns
+                raise
         return stamped
 
     async def read_messages(

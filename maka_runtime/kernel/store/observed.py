@@ -19,6 +19,7 @@ from maka_runtime.common.logs import log_context
 from maka_runtime.common.sqlite import Synchronous
 from maka_runtime.common.storage_root import RootLease
 from maka_runtime.kernel.core.log.events import StoredMessage, TurnState
+from maka_runtime.kernel.core.session import HeaderPatch
 from maka_runtime.kernel.store.sqlite import SqliteSessionStore
 
 __all__ = ["ObservedSessionStore", "TurnRecorder"]
@@ -47,9 +48,13 @@ class ObservedSessionStore(SqliteSessionStore):
         return store
 
     async def append_messages(
-        self, session_id: str, messages: Sequence[StoredMessage]
+        self,
+        session_id: str,
+        messages: Sequence[StoredMessage],
+        *,
+        header: HeaderPatch | None = None,
     ) -> list[StoredMessage]:
-        stored = await super().append_messages(session_id, messages)
+        stored = await super().append_messages(session_id, messages, header=header)
         for message in stored:
             if isinstance(message, TurnState):
                 with log_context(session_id=session_id, turn_id=message.turn_id):

@@ -40,7 +40,7 @@ from maka_runtime.kernel.core.errors import (
     PersistenceFailedError,
     StoreClosedError,
 )
-from maka_runtime.kernel.core.log.events import StoredMessage, from_record, to_record, with_seq
+from maka_runtime.kernel.core.log.events import StoredMessage, from_record
 from maka_runtime.kernel.core.session import (
     HeaderPatch,
     SessionHeader,
@@ -53,7 +53,7 @@ from maka_runtime.kernel.core.session import (
 )
 from maka_runtime.kernel.core.sizes import fitting
 from maka_runtime.kernel.core.store import InteractionRecord, Resolution, interaction_to_record
-from maka_runtime.kernel.store import header_cache
+from maka_runtime.kernel.store import _log_sql, header_cache
 from maka_runtime.kernel.store._interaction_sql import (
     close_interaction,
     interaction,
@@ -63,14 +63,12 @@ from maka_runtime.kernel.store._interaction_sql import (
 from maka_runtime.kernel.store._schema import SCHEMA, SCHEMA_VERSION
 from maka_runtime.kernel.store._shared import (
     HeaderShortcuts,
-    apply_to_turn,
     boundary_patch,
     header_from_json,
     header_to_json,
     resolved,
     settled,
     turn_from_json,
-    turn_to_json,
 )
 from maka_runtime.kernel.store.decoded import DecodedHeaders
 
@@ -254,13 +252,30 @@ class SqliteSessionStore(HeaderShortcuts):
         return (await self.append_messages(session_id, [message]))[0]
 
     async def append_messages(
-        self, session_id: str, messages: Sequence[StoredMessage]
+        self,
+        session_id: str,
+        messages: Sequence[StoredMessage],
+        *,
+        header: HeaderPatch | None = None,
     ) -> list[StoredMessage]:
         batch = list(messages)
-        # Appends move only the log's columns, never a header.
-        return await self._grouped.write(
-            lambda conn: _append(conn, session_id, batch), observed=False
+        if header is None:
+            # Appends move only the log's columns, never a header.
+            return await self._grouped.write(
+                lambda conn: _log_sql.append(conn, session_id, batch), observed=False
+            )
+        patch = header
+
+        def append_and_update(conn: sqlite3.Connection) -> tuple[list[StoredMessage], Any]:
+            stamped = _log_sql.append(conn, session_id, batch)
+            return stamped, _update_header(conn, session_id, patch, self._decoded)
+
+        keep = functools.partial(self._header_settled, session_id)
+        stamped, _ = await self._grouped.write(
+            append_and_update,
+            settled=lambda value, error: keep(None if value is None else value[1], error),
         )
+        return stamped
 
     async def read_messages(
         self, session_id: str, *, after_seq: int = 0, limit: int | None = None
@@ -299,7 +314,7 @@ class SqliteSessionStore(HeaderShortcuts):
     async def get_turn(self, session_id: str, turn_id: str) -> TurnRecord | None:
         def select(conn: sqlite3.Connection) -> TurnRecord | None:
             _require_session(conn, session_id)
-            return _turn(conn, session_id, turn_id)
+            return _log_sql.turn_record(conn, session_id, turn_id)
 
         return await self._call(select)
 
@@ -446,55 +461,3 @@ def _update_header(
     # Safe even if the transaction rolls back: decoding is a pure function of the text.
     decoded.remember(row[5], header)
     return header
-
-
-def _turn(conn: sqlite3.Connection, session_id: str, turn_id: str) -> TurnRecord | None:
-    row = conn.execute(
-        "SELECT record FROM turns WHERE session_id = ? AND turn_id = ?", (session_id, turn_id)
-    ).fetchone()
-    return turn_from_json(row[0]) if row is not None else None
-
-
-def _turns_after(
-    conn: sqlite3.Connection, session_id: str, stamped: list[StoredMessage]
-) -> list[TurnRecord]:
-    """The turn records *stamped* changes, each as it stands after all of them: a turn's
-    record is read once and written once per append (a turn's opening append both opens it
-    and marks it ``running``)."""
-    turns: dict[str, TurnRecord | None] = {}
-    changed: dict[str, TurnRecord] = {}
-    for message in stamped:
-        if message.type not in ("user", "turn_state"):
-            continue
-        turn_id = message.turn_id
-        before = turns[turn_id] if turn_id in turns else _turn(conn, session_id, turn_id)
-        after = apply_to_turn(before, message)
-        if after is None:
-            turns[turn_id] = before
-        else:
-            turns[turn_id] = changed[turn_id] = after
-    return list(changed.values())
-
-
-def _append(
-    conn: sqlite3.Connection, session_id: str, messages: list[StoredMessage]
-) -> list[StoredMessage]:
-    row = conn.execute("SELECT last_seq FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    if row is None:
-        raise NotFoundError("session", session_id)
-    seq = int(row[0])
-    stamped = [with_seq(m, seq + i) for i, m in enumerate(messages, 1)]
-    conn.executemany(
-        "INSERT INTO messages (session_id, seq, type, turn_id, ts, body) VALUES (?, ?, ?, ?, ?, ?)",
-        [(session_id, m.seq, m.type, m.turn_id, m.ts, json.dumps(to_record(m))) for m in stamped],
-    )
-    for turn in _turns_after(conn, session_id, stamped):
-        conn.execute(
-            "INSERT INTO turns (session_id, turn_id, first_seq, status, record) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, turn_id) DO UPDATE SET "
-            "status = excluded.status, record = excluded.record",
-            (session_id, turn.turn_id, turn.first_seq, turn.status, turn_to_json(turn)),
-        )
-    if stamped:
-        conn.execute("UPDATE sessions SET last_seq = ? WHERE id = ?", (stamped[-1].seq, session_id))
-    return stamped

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from maka_runtime.common.aio import TaskOwner
 from maka_runtime.kernel.core.errors import NotFoundError
 from maka_runtime.kernel.core.log.events import StoredMessage
+from maka_runtime.kernel.core.session import HeaderPatch
 from maka_runtime.kernel.core.sizes import clip_entry, wire_size
 from maka_runtime.kernel.core.store import SessionStore
 
@@ -37,6 +38,10 @@ GROUP_LIMIT = 512
 #: The largest entry the log takes (an upper bound of its encoded size); longer texts a
 #: backend produced are cut, saying so (see :func:`~maka_runtime.kernel.core.sizes.clip_entry`).
 MAX_ENTRY_BYTES = 1024 * 1024
+
+
+#: One queued submission: its entries, the header patch committed with them, its outcome.
+_Submission = tuple[list[StoredMessage], HeaderPatch | None, "asyncio.Future[list[StoredMessage]]"]
 
 
 def _retrieve(future: asyncio.Future[list[StoredMessage]]) -> None:
@@ -58,8 +63,7 @@ class SessionLog:
         self.max_entry_bytes = max_entry_bytes
         self._store = store
         self._tasks = tasks
-        self._queue: deque[tuple[list[StoredMessage], asyncio.Future[list[StoredMessage]]]]
-        self._queue = deque()
+        self._queue: deque[_Submission] = deque()
         self._writer: asyncio.Task[None] | None = None
         self._ring: deque[StoredMessage] = deque(maxlen=ring_size)
         self._ring_sizes: deque[int] = deque(maxlen=ring_size)
@@ -70,54 +74,64 @@ class SessionLog:
         #: The session was deleted: readers end with :class:`NotFoundError`.
         self.removed = False
 
-    def submit(self, messages: Sequence[StoredMessage]) -> asyncio.Future[list[StoredMessage]]:
+    def submit(
+        self, messages: Sequence[StoredMessage], header: HeaderPatch | None = None
+    ) -> asyncio.Future[list[StoredMessage]]:
         """Queue *messages* for commit; the future gives them stamped once committed.
 
         Submissions are committed in order by one writer per session. Whatever is queued
         while a commit runs goes into the next transaction together (group commit), so a
         producer that does not wait for each commit is not limited by the commit latency.
+        A *header* patch is committed in the same transaction as *messages* (and ends its
+        group: what is queued after it goes into the next one).
         """
         result: asyncio.Future[list[StoredMessage]] = asyncio.get_running_loop().create_future()
         result.add_done_callback(_retrieve)
         bounded = [clip_entry(message, self.max_entry_bytes) for message in messages]
-        self._queue.append((bounded, result))
+        self._queue.append((bounded, header, result))
         if self._writer is None:
             self._writer = self._tasks.spawn(self._write(), name="log-writer")
         return result
 
-    async def append(self, messages: Sequence[StoredMessage]) -> list[StoredMessage]:
-        """Commit *messages*, publish them, and return them stamped with their ``seq``.
+    async def append(
+        self, messages: Sequence[StoredMessage], header: HeaderPatch | None = None
+    ) -> list[StoredMessage]:
+        """Commit *messages* (and *header*, in the same transaction), publish them, and
+        return them stamped with their ``seq``.
 
         A caller cancelled meanwhile only stops waiting: the writer commits and publishes the
         entries all the same (it settles only a future still pending)."""
-        return await self.submit(messages)
+        return await self.submit(messages, header)
 
     async def _write(self) -> None:
         try:
             while self._queue:
-                batch: list[tuple[list[StoredMessage], asyncio.Future[list[StoredMessage]]]] = []
+                batch: list[_Submission] = []
                 size = 0
                 while self._queue and (not batch or size + len(self._queue[0][0]) <= GROUP_LIMIT):
-                    messages, result = self._queue.popleft()
-                    batch.append((messages, result))
-                    size += len(messages)
+                    submission = self._queue.popleft()
+                    batch.append(submission)
+                    size += len(submission[0])
+                    if submission[1] is not None:
+                        break
                 await self._commit(batch)
         finally:
             self._writer = None
-            for _, result in self._queue:
+            for _, _, result in self._queue:
                 if not result.done():
                     result.cancel()
             self._queue.clear()
 
-    async def _commit(
-        self, batch: list[tuple[list[StoredMessage], asyncio.Future[list[StoredMessage]]]]
-    ) -> None:
+    async def _commit(self, batch: list[_Submission]) -> None:
+        entries = [m for messages, _, _ in batch for m in messages]
+        header = batch[-1][1]  # only a group's last submission can carry one
         try:
             if self.last_seq is None:
                 self.last_seq = await self._store.last_seq(self.session_id)
-            stamped = await self._store.append_messages(
-                self.session_id, [m for messages, _ in batch for m in messages]
-            )
+            if header is None:
+                stamped = await self._store.append_messages(self.session_id, entries)
+            else:
+                stamped = await self._store.append_messages(self.session_id, entries, header=header)
         except asyncio.CancelledError:
             raise
         except Exception as failure:
@@ -127,12 +141,12 @@ class SessionLog:
                 for single in batch:
                     await self._commit([single])
                 return
-            if not batch[0][1].done():
-                batch[0][1].set_exception(failure)
+            if not batch[0][2].done():
+                batch[0][2].set_exception(failure)
             return
         self._publish(stamped)
         offset = 0
-        for messages, result in batch:
+        for messages, _, result in batch:
             if not result.done():
                 result.set_result(stamped[offset : offset + len(messages)])
             offset += len(messages)

@@ -11,8 +11,8 @@ only through :meth:`Run.advance` (see :mod:`.state`). Ordering rules:
   admission (:mod:`.admission`) has been asked again;
 * a stop remembered for the turn before it was admitted (an early stop, :mod:`.admission`) is
   claimed as soon as the session is, so the turn is recorded and ends aborted without sending;
-* the user message and ``turn_state running`` are committed, then the header is marked
-  ``running``, then owners are bound; a stop claimed in between is honoured before any send;
+* the user message, ``turn_state running`` and the header's ``running`` are one commit, then
+  owners are bound; a stop claimed meanwhile is honoured before any send;
 * every backend event is committed before anyone can read it (see :mod:`.recording`);
 * settlement waits for a stop's projection before releasing the claim, so a stopped turn's
   records never interleave with the next turn's; a turn that was not stopped records its own
@@ -162,7 +162,8 @@ class Runner:
         return StartOutcome.SENDING
 
     async def _begin(self, run: Run, runtime: SessionRuntime, generation: Generation) -> None:
-        """Commit the turn's opening entries, then mark the header ``running``."""
+        """Commit the turn's opening entries and the header's ``running`` in one transaction
+        (the first event waits for one commit fewer; both are on record, or neither)."""
         deps = self._deps
         now = deps.now()
         entries: list[StoredMessage] = []
@@ -179,12 +180,10 @@ class Runner:
                 )
         entries.append(UserMessage(turn_id=run.turn_id, text=run.text, id=deps.new_id(), ts=now))
         entries.append(TurnState(turn_id=run.turn_id, status="running", id=deps.new_id(), ts=now))
-        stamped = await self._sessions.append(run.session_id, entries)
+        running: HeaderPatch = {"status": "running", "status_updated_at": now, "last_used_at": now}
+        stamped = await self._sessions.append(run.session_id, entries, running)
         run.advance(RunState.BEGUN)
         run.first_seq = stamped[-2].seq
-        await deps.store.update_header(
-            run.session_id, {"status": "running", "status_updated_at": now, "last_used_at": now}
-        )
         run.advance(RunState.BINDING)
 
     def _bind(self, run: Run) -> None:
@@ -199,8 +198,8 @@ class Runner:
     async def _record_start_failure(self, run: Run, failure: Exception) -> None:
         deps = self._deps
         now = deps.now()
-        patch: HeaderPatch = {"status": "active", "status_updated_at": now}
-        if run.on_record:
+        if run.on_record:  # its opening entries and the header's "running" (one commit)
+            patch: HeaderPatch = {"status": "active", "status_updated_at": now}
             entries: list[StoredMessage] = [
                 TurnState(turn_id=run.turn_id, status="failed", id=deps.new_id(), ts=now),
                 SystemNote(
@@ -211,18 +210,14 @@ class Runner:
                     ts=now,
                 ),
             ]
-            written = await _best_effort(failure, self._sessions.append(run.session_id, entries))
+            written = await _best_effort(
+                failure, self._sessions.append(run.session_id, entries, patch)
+            )
             run.sealed = True  # the turn's end is on the record (or queued): nothing after it
             if not written:
                 self._turn_ends.add(
                     run.session_id, run.turn_id, entries=entries, patch=patch, cause=failure
                 )
-                return
-        marked = run.state is RunState.BINDING  # the header says "running"
-        if marked and not await _best_effort(
-            failure, deps.store.update_header(run.session_id, patch)
-        ):
-            self._turn_ends.add(run.session_id, run.turn_id, entries=(), patch=patch, cause=failure)
 
     # -- send ----------------------------------------------------------------------------------
 

@@ -10,8 +10,9 @@ A run goes through these states in order; it may leave the path early in any of 
             stopped while reserving: nothing written, never sends) ──▶ SETTLED
 
 * ``CLAIMED``: the run holds the session's one active-run slot; nothing is written yet.
-* ``BEGUN``: its user message and ``turn_state running`` are committed.
-* ``BINDING``: the header says ``running``; the interaction and message owners are bound.
+* ``BEGUN``: its user message and ``turn_state running`` are committed, and the header says
+  ``running`` (one transaction).
+* ``BINDING``: the interaction and message owners are bound.
 * ``SENDING``: the backend's events are being recorded.
 * ``ENDING``: the run records its own terminal state. From then on a stop or an abandoned
   stream has nothing left to stop and must not project a second terminal state.
