@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
+from maka_runtime.kernel.backends.scripted import KIND, scripted_factory
 from maka_runtime.kernel.core import (
     HostDrainingError,
     InvalidRequestError,
@@ -19,6 +21,7 @@ from maka_runtime.kernel.core import (
     SessionWatch,
     TurnStream,
 )
+from maka_runtime.kernel.core.backend import BackendRegistry
 from maka_runtime.kernel.core.log.events import (
     ErrorEvent,
     SessionEvent,
@@ -28,7 +31,7 @@ from maka_runtime.kernel.core.log.events import (
 from maka_runtime.kernel.core.turns.drain import DrainRung
 from tests.support.typed import last, only
 
-from .harness import Harness, kinds, make_harness
+from .harness import Harness, build_harness, kinds, make_harness
 
 
 @pytest.fixture
@@ -347,43 +350,58 @@ async def test_closing_the_kernel_under_a_read_turn_does_not_spin_the_event_loop
 
 @pytest.mark.parametrize("late", ["abandon", "stop"])
 async def test_a_stop_after_the_turn_recorded_its_end_writes_no_second_terminal_state(
-    harness: Harness, late: str
+    store: SessionStore, late: str
 ) -> None:
     """Regression: a stream cancelled right after ``turn_state completed`` (before the run
-    settled) used to project ``turn_state aborted`` and an abort note on top of it."""
-    session = await harness.session()
+    settled) used to project ``turn_state aborted`` and an abort note on top of it. The run is
+    held after its end by the retirement of its backend (invalidated while the turn ran)."""
     settling = asyncio.Event()
     release = asyncio.Event()
-    update_header = harness.store.update_header
 
-    async def held_update_header(session_id: str, patch: dict[str, object]) -> object:
-        if patch.get("status") == "active" and not release.is_set():
+    def held_factory(header: Any) -> Any:
+        backend = scripted_factory(header)
+        dispose = backend.dispose
+
+        async def held_dispose() -> None:
             settling.set()
             await release.wait()
-        return await update_header(session_id, patch)
+            await dispose()
 
-    harness.store.update_header = held_update_header
-    stream = harness.kernel.start_turn(session.id, "t-ending", text="/script say hi")
-    seen = await events_until(stream, "turn_state")
-    assert last(seen, TurnState).status == "completed"
-    await settling.wait()
-    if late == "abandon":
-        assert stream.abandon() is None
-    else:
-        outcome = await harness.kernel.stop_session(session.id, source="stop_button")
-        assert outcome.turn_id == ""
-    release.set()
-    assert [e async for e in stream] == []
-    messages = await harness.store.read_messages(session.id)
-    terminal = [
-        m
-        for m in messages
-        if m.type == "turn_state" and m.turn_id == "t-ending" and m.status != "running"
-    ]
-    assert [m.status for m in terminal] == ["completed"]
-    assert not [m for m in messages if m.type == "system_note" and m.kind == "abort"]
-    [turn] = await harness.kernel.list_turns(session.id)
-    assert turn.status == "completed"
+        backend.dispose = held_dispose  # type: ignore[method-assign]
+        return backend
+
+    backends = BackendRegistry()
+    backends.register(KIND, held_factory)
+    harness = build_harness(store, backends)
+    try:
+        session = await harness.session()
+        stream = harness.kernel.start_turn(session.id, "t-ending", text="/script ask Go? | yes")
+        question = last(await events_until(stream, "user_question_request"), UserQuestionRequest)
+        await harness.kernel.invalidate_cached_backends()  # busy: retired when the run settles
+        await harness.kernel.answer_user_question(session.id, question.request_id, ["yes"])
+        seen = await events_until(stream, "turn_state")
+        assert last(seen, TurnState).status == "completed"
+        await settling.wait()
+        if late == "abandon":
+            assert stream.abandon() is None
+        else:
+            outcome = await harness.kernel.stop_session(session.id, source="stop_button")
+            assert outcome.turn_id == ""
+        release.set()
+        assert [e async for e in stream] == []
+        messages = await harness.store.read_messages(session.id)
+        terminal = [
+            m
+            for m in messages
+            if m.type == "turn_state" and m.turn_id == "t-ending" and m.status != "running"
+        ]
+        assert [m.status for m in terminal] == ["completed"]
+        assert not [m for m in messages if m.type == "system_note" and m.kind == "abort"]
+        [turn] = await harness.kernel.list_turns(session.id)
+        assert turn.status == "completed"
+    finally:
+        release.set()
+        await harness.close()
 
 
 async def test_the_drain_climbs_its_rungs_in_order_and_never_back(harness: Harness) -> None:

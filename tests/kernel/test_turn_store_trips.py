@@ -73,41 +73,69 @@ async def test_a_turn_stopped_with_a_pending_question_still_closes_it(harness: H
     assert (record.request_id, record.status) == (request_id, "closed")
 
 
+class StoreWrites:
+    """Records every append (its entry types and header patch) and every header update made
+    outside an append (the memory store's combined write goes through ``update_header``)."""
+
+    def __init__(self, store: Any) -> None:
+        self.appends: list[tuple[list[str], Any]] = []
+        self.separate: list[Any] = []
+        self._inside = False
+        self._append, self._update = store.append_messages, store.update_header
+        store.append_messages = self.append_messages
+        store.update_header = self.update_header
+
+    async def append_messages(self, session_id: str, messages: Any, **options: Any) -> Any:
+        self.appends.append(([m.type for m in messages], options.get("header")))
+        self._inside = True
+        try:
+            return await self._append(session_id, messages, **options)
+        finally:
+            self._inside = False
+
+    async def update_header(self, session_id: str, patch: Any) -> Any:
+        if not self._inside:
+            self.separate.append(patch)
+        return await self._update(session_id, patch)
+
+    def separate_statuses(self) -> list[str]:
+        return [patch["status"] for patch in self.separate if "status" in patch]
+
+
 async def test_a_turn_begins_with_one_write_of_its_entries_and_the_running_header(
     harness: Harness,
 ) -> None:
     session = await harness.session()
     store = harness.store
-    writes: list[tuple[list[str], Any]] = []
-    separate: list[Any] = []  # header updates not made inside an append
-    inside = False
-    append, update = store.append_messages, store.update_header
-
-    async def appended(session_id: str, messages: Any, **options: Any) -> Any:
-        nonlocal inside
-        writes.append(([m.type for m in messages], options.get("header")))
-        inside = True
-        try:
-            return await append(session_id, messages, **options)
-        finally:
-            inside = False
-
-    async def updated(session_id: str, patch: Any) -> Any:
-        if not inside:
-            separate.append(patch)
-        return await update(session_id, patch)
-
-    store.append_messages = appended
-    store.update_header = updated
+    writes = StoreWrites(store)
     stream = harness.kernel.start_turn(session.id, "t1", text="/script say hi; hang")
     await anext(stream)
     # The header says "running" as soon as the turn's first event can be read ...
     assert (await store.read_header(session.id)).status == "running"
     # ... because one write carried it with the opening entries.
-    types, header = writes[0]
+    types, header = writes.appends[0]
     assert types == ["user", "turn_state"]
     assert header is not None and header["status"] == "running"
     await asyncio.wait_for(harness.kernel.stop_session(session.id, source="stop_button"), 30)
     assert [e async for e in stream][-1].type == "turn_state"
-    assert not [patch for patch in separate if patch.get("status") == "running"]
     assert (await store.read_header(session.id)).status == "aborted"
+    # The stop's end went with its header too: no header update of its own.
+    types, header = writes.appends[-1]
+    assert "turn_state" in types and header is not None and header["status"] == "aborted"
+    assert writes.separate_statuses() == []
+
+
+async def test_a_turn_ends_with_one_write_of_its_end_and_the_active_header(
+    harness: Harness,
+) -> None:
+    session = await harness.session()
+    store = harness.store
+    writes = StoreWrites(store)
+    events = [e async for e in harness.kernel.start_turn(session.id, text="/script say hi")]
+    assert events[-1].type == "turn_state"
+    types, header = writes.appends[-1]
+    assert types == ["turn_state"]
+    assert header is not None and (header["status"], header["has_unread"]) == ("active", True)
+    assert writes.separate_statuses() == []
+    stored = await store.read_header(session.id)
+    assert (stored.status, stored.has_unread) == ("active", True)

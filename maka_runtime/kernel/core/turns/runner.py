@@ -16,7 +16,7 @@ only through :meth:`Run.advance` (see :mod:`.state`). Ordering rules:
 * every backend event is committed before anyone can read it (see :mod:`.recording`);
 * settlement waits for a stop's projection before releasing the claim, so a stopped turn's
   records never interleave with the next turn's; a turn that was not stopped records its own
-  terminal state exactly once (``ENDING``).
+  terminal state exactly once (``ENDING``), in one commit with the header's ``active``.
 """
 
 from __future__ import annotations
@@ -350,9 +350,8 @@ class Runner:
         patch: HeaderPatch = {"status": "active", "status_updated_at": now, "has_unread": True}
         run.sealed = True
         try:
-            await self._sessions.append(run.session_id, ending)
-            ending = []
-            await deps.store.update_header(run.session_id, patch)
+            # The end and the header's "active" are one commit: no reader sees one alone.
+            await self._sessions.append(run.session_id, ending, patch)
         except asyncio.CancelledError:
             raise
         except Exception as failure:

@@ -315,14 +315,8 @@ class StopCoordinator:
         # Sealed before the append: nothing of the turn can be appended after its end.
         run.sealed = True
         try:
-            await self._sessions.append(run.session_id, entries)
-            entries = []
-        except asyncio.CancelledError:
-            raise
-        except Exception as write_failure:
-            failures.append(write_failure)
-        try:
-            await deps.store.update_header(run.session_id, patch)
+            # The end and the header's new status are one commit.
+            await self._sessions.append(run.session_id, entries, patch)
         except asyncio.CancelledError:
             raise
         except Exception as write_failure:
