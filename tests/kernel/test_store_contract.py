@@ -17,6 +17,7 @@ from maka_runtime.kernel.core import (
     Resolution,
     SessionQuery,
 )
+from maka_runtime.kernel.core.errors import PersistenceFailedError
 from maka_runtime.kernel.core.log.events import (
     AssistantMessage,
     Complete,
@@ -34,6 +35,8 @@ from maka_runtime.kernel.core.log.events import (
     UserQuestionRequest,
 )
 from maka_runtime.kernel.core.recovery import RecoverableStore, recover_interrupted
+from maka_runtime.kernel.core.session import HeaderPatch, SessionHeader
+from maka_runtime.kernel.store import MemorySessionStore
 
 from .fakes import spec_header
 
@@ -373,3 +376,32 @@ async def test_an_append_with_a_header_patch_commits_both_or_neither(
     # The log goes on from where the refused append left it.
     [completed] = await store.append_messages("s1", ending, header={"status": "active"})
     assert completed.seq == 3 and (await store.read_header("s1")).status == "active"
+
+
+async def test_a_memory_append_held_in_its_header_takes_back_nothing_committed_meanwhile() -> None:
+    """The memory store's combined write suspends only where a test replaced update_header;
+    a plain append committed meanwhile stays when the held header is then refused."""
+    store = MemorySessionStore()
+    await make(store)
+    held, release = asyncio.Event(), asyncio.Event()
+    update = store.update_header
+
+    async def refused_after_a_while(session_id: str, patch: HeaderPatch) -> SessionHeader:
+        if patch.get("status") == "running":
+            held.set()
+            await release.wait()
+            raise PersistenceFailedError("the disk is full")
+        return await update(session_id, patch)
+
+    store.update_header = refused_after_a_while  # type: ignore[method-assign]
+    opening: list[StoredMessage] = [UserMessage(turn_id="t1", text="hi", id="u", ts=5)]
+    combined = asyncio.ensure_future(
+        store.append_messages("s1", opening, header={"status": "running"})
+    )
+    await held.wait()
+    [note] = await store.append_messages("s1", [SystemNote(kind="error", text="kept", id="n")])
+    release.set()
+    with pytest.raises(PersistenceFailedError):
+        await combined
+    assert await store.read_messages("s1") == [note]
+    assert (await store.read_header("s1")).status != "running"

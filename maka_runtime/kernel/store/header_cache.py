@@ -5,8 +5,8 @@ keep the headers it has read or written, as they were committed. The store fills
 from what it committed (a create, a header update) and from reads; a read fills it only if no
 write whatever ran meanwhile (:attr:`epoch`), so a read that raced a write never puts an older
 header back. A write the cache knows nothing about (any other write of the store) forgets every
-header (:meth:`forget_all`): correct first, fast for the writes that matter (appends do not
-touch headers; header updates refresh their entry).
+header (:meth:`forget_all`): correct first, fast for the writes that matter (plain appends do
+not touch headers; header updates, and appends carrying a header patch, refresh their entry).
 
 At most ``limit`` headers are kept, the least recently used forgotten first.
 """

@@ -1,7 +1,8 @@
 """An in-memory session store: the reference implementation of the store contract.
 
 Used by tests, demos and as a base for fault-injecting test stores (replace a method on an
-instance). It never suspends: every method completes within the ``await`` that calls it.
+instance). It never suspends: every method completes within the ``await`` that calls it (an
+append with a header patch awaits ``update_header``, which only a test's replacement suspends).
 """
 
 from __future__ import annotations
@@ -126,24 +127,20 @@ class MemorySessionStore(HeaderShortcuts):
         *,
         header: HeaderPatch | None = None,
     ) -> builtins.list[StoredMessage]:
+        if header is not None:
+            # The header first, through update_header (so a test that patches it still sees
+            # the call): a refused patch leaves nothing written, and the entries follow with
+            # no suspension in between, so nothing committed meanwhile is ever taken back.
+            self._session(session_id)
+            await self.update_header(session_id, header)
         session = self._session(session_id)
         seq = len(session.messages)
-        turns = dict(session.turns) if header is not None else session.turns
         stamped = [with_seq(m, seq + i) for i, m in enumerate(messages, 1)]
         session.messages.extend(stamped)
         for message in stamped:
             turn = apply_to_turn(session.turns.get(message.turn_id), message)
             if turn is not None:
                 session.turns[turn.turn_id] = turn
-        if header is not None:
-            # Through update_header (so a test that patches it still sees the call); a
-            # refused patch takes the entries back: both are on record, or neither.
-            try:
-                await self.update_header(session_id, header)
-            except BaseException:
-                del session.messages[seq:]
-                session.turns = turns
-                raise
         return stamped
 
     async def read_messages(

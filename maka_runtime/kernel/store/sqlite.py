@@ -97,8 +97,9 @@ class SqliteSessionStore(HeaderShortcuts):
         # Reads run as they are; writes are grouped (each in a savepoint of a shared transaction).
         self._call = worker.read
         #: Moves on the worker right after each COMMIT holding a write that may change a
-        #: listed session (every write but appends, interaction records and their
-        #: answers), before any caller of it is released.
+        #: listed session (every write but plain appends, interaction records and their
+        #: answers; an append carrying a header patch counts), before any caller of it is
+        #: released.
         self._listed_commits = 0
         self._grouped = GroupCommit(worker, ERRORS, "the session store", on_commit=self._listed)
         self._headers = header_cache.HeaderCache(header_cache_size)
@@ -108,7 +109,7 @@ class SqliteSessionStore(HeaderShortcuts):
     @property
     def listing_version(self) -> int:
         """Moves after each COMMIT of a write that may change a listed session (see
-        :class:`~maka_runtime.kernel.core.store.SessionStore`); appends leave it."""
+        :class:`~maka_runtime.kernel.core.store.SessionStore`); plain appends leave it."""
         return self._listed_commits
 
     def _listed(self, values: list[object]) -> None:
