@@ -102,23 +102,27 @@ class StoreWrites:
         return [patch["status"] for patch in self.separate if "status" in patch]
 
 
+async def watched(harness: Harness) -> tuple[str, Any, StoreWrites]:
+    """A new session's id, the store, and the record of its writes from now on."""
+    session = await harness.session()
+    return session.id, harness.store, StoreWrites(harness.store)
+
+
 async def test_a_turn_begins_with_one_write_of_its_entries_and_the_running_header(
     harness: Harness,
 ) -> None:
-    session = await harness.session()
-    store = harness.store
-    writes = StoreWrites(store)
-    stream = harness.kernel.start_turn(session.id, "t1", text="/script say hi; hang")
+    session_id, store, writes = await watched(harness)
+    stream = harness.kernel.start_turn(session_id, "t1", text="/script say hi; hang")
     await anext(stream)
     # The header says "running" as soon as the turn's first event can be read ...
-    assert (await store.read_header(session.id)).status == "running"
+    assert (await store.read_header(session_id)).status == "running"
     # ... because one write carried it with the opening entries.
     types, header = writes.appends[0]
     assert types == ["user", "turn_state"]
     assert header is not None and header["status"] == "running"
-    await asyncio.wait_for(harness.kernel.stop_session(session.id, source="stop_button"), 30)
+    await asyncio.wait_for(harness.kernel.stop_session(session_id, source="stop_button"), 30)
     assert [e async for e in stream][-1].type == "turn_state"
-    assert (await store.read_header(session.id)).status == "aborted"
+    assert (await store.read_header(session_id)).status == "aborted"
     # The stop's end went with its header too: no header update of its own.
     types, header = writes.appends[-1]
     assert "turn_state" in types and header is not None and header["status"] == "aborted"
@@ -128,14 +132,12 @@ async def test_a_turn_begins_with_one_write_of_its_entries_and_the_running_heade
 async def test_a_turn_ends_with_one_write_of_its_end_and_the_active_header(
     harness: Harness,
 ) -> None:
-    session = await harness.session()
-    store = harness.store
-    writes = StoreWrites(store)
-    events = [e async for e in harness.kernel.start_turn(session.id, text="/script say hi")]
+    session_id, store, writes = await watched(harness)
+    events = [e async for e in harness.kernel.start_turn(session_id, text="/script say hi")]
     assert events[-1].type == "turn_state"
     types, header = writes.appends[-1]
     assert types == ["turn_state"]
     assert header is not None and (header["status"], header["has_unread"]) == ("active", True)
     assert writes.separate_statuses() == []
-    stored = await store.read_header(session.id)
+    stored = await store.read_header(session_id)
     assert (stored.status, stored.has_unread) == ("active", True)
