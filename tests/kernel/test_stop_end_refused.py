@@ -5,6 +5,7 @@ end as if the turn's end were on the log."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 import pytest
@@ -23,6 +24,8 @@ class RefusingTheAbort(MemorySessionStore):
     def __init__(self) -> None:
         super().__init__()
         self.full = True
+        #: The header patch each append of an ``aborted`` state carried, once taken.
+        self.abort_headers: list[HeaderPatch | None] = []
 
     async def append_messages(
         self,
@@ -34,10 +37,13 @@ class RefusingTheAbort(MemorySessionStore):
         aborted = any(getattr(m, "status", "") == "aborted" for m in messages)
         if self.full and aborted:
             raise PersistenceFailedError("the disk is full")
-        return await super().append_messages(session_id, messages, header=header)
+        stamped = await super().append_messages(session_id, messages, header=header)
+        if aborted:
+            self.abort_headers.append(header)
+        return stamped
 
 
-async def test_a_stop_whose_end_is_refused_ends_the_stream_with_that_error() -> None:
+async def test_a_refused_stop_end_ends_the_stream_with_that_error_and_lands_later() -> None:
     store = RefusingTheAbort()
     harness = make_harness(store)
     try:
@@ -51,5 +57,19 @@ async def test_a_stop_whose_end_is_refused_ends_the_stream_with_that_error() -> 
         with pytest.raises(PersistenceFailedError):
             await stopping
         assert "turn_state:aborted" not in kinds(await store.read_messages(session.id))
+        assert (await store.read_header(session.id)).status == "running"
+        # Recorded late, once the store takes writes: its entries and header in one commit.
+        watch = await harness.kernel.watch_session(session.id)
+        store.full = False  # the retry (its first pause is 50 ms) now goes through
+
+        async def until_aborted() -> None:
+            async for entry in watch:
+                if entry.type == "turn_state" and entry.status == "aborted":
+                    return
+
+        await asyncio.wait_for(until_aborted(), 30)
+        [header] = store.abort_headers
+        assert header is not None and header["status"] == "aborted"
+        assert (await store.read_header(session.id)).status == "aborted"
     finally:
         await harness.close()

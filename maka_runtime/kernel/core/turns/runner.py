@@ -17,7 +17,7 @@ only through :meth:`Run.advance` (see :mod:`.state`). Ordering rules:
 * settlement waits for a stop's projection before releasing the claim, so a stopped turn's
   records never interleave with the next turn's; a turn that was not stopped records its own
   terminal state exactly once (``ENDING``), in one commit with the header's ``active`` (a
-  refused end is retried by :mod:`.turn_ends`, which writes the entries and then the header).
+  refused end is retried by :mod:`.turn_ends`, in one commit too).
 """
 
 from __future__ import annotations
@@ -351,7 +351,7 @@ class Runner:
         patch: HeaderPatch = {"status": "active", "status_updated_at": now, "has_unread": True}
         run.sealed = True
         try:
-            # The end and the header's "active" are one commit (a retry writes them apart).
+            # The end and the header's "active" are one commit: no reader sees one alone.
             await self._sessions.append(run.session_id, ending, patch)
         except asyncio.CancelledError:
             raise

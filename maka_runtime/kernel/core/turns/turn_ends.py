@@ -2,10 +2,10 @@
 
 A turn can end while the session store refuses writes (a full disk). Its terminal
 ``turn_state`` is then not lost: it waits here, with a ``system_note`` saying it is recorded
-late and why, and one task owned by this object appends it again (then repairs the session
-header's status), oldest first, with a growing pause between attempts. While a session's turn
-end waits, the session admits no new turn (``PERSISTENCE_FAILED``), so the next turn's records
-never come before the previous turn's end.
+late and why, and one task owned by this object appends it again, with the repair of the
+session header's status in the same commit, oldest first, pausing longer after each refusal.
+While a session's turn end waits, the session admits no new turn (``PERSISTENCE_FAILED``), so
+the next turn's records never come before the previous turn's end.
 
 If the kernel closes first, what still waits is left to the next start: its sweep marks every
 turn the store still has as ``running`` aborted, with an ``interrupted`` note. Either way no
@@ -40,7 +40,7 @@ MAX_BACKOFF = 1.0
 class _PendingEnd:
     session_id: str
     turn_id: str
-    #: Still to append (empty once appended); the header patch is applied after them.
+    #: Still to append (empty when only the header is left); the header patch goes with them.
     entries: list[StoredMessage]
     patch: HeaderPatch
 
@@ -51,7 +51,7 @@ class PendingTurnEnds:
     def __init__(
         self,
         *,
-        append: Callable[[str, Sequence[StoredMessage]], Awaitable[object]],
+        append: Callable[[str, Sequence[StoredMessage], HeaderPatch | None], Awaitable[object]],
         update_header: Callable[[str, HeaderPatch], Awaitable[object]],
         tasks: TaskOwner,
         new_id: Callable[[], str],
@@ -79,8 +79,8 @@ class PendingTurnEnds:
         patch: HeaderPatch,
         cause: BaseException,
     ) -> None:
-        """Record *entries* (the turn's end; empty if they are committed) and then the header
-        *patch* as soon as the store takes writes."""
+        """Record *entries* (the turn's end; empty if they are committed) with the header
+        *patch*, in one commit, as soon as the store takes writes."""
         pending = self._pending.get(session_id)
         if pending is not None and pending.turn_id == turn_id:
             pending.entries.extend(entries)
@@ -127,9 +127,9 @@ class PendingTurnEnds:
         for session_id, pending in list(self._pending.items()):
             try:
                 if pending.entries:
-                    await self._append(session_id, pending.entries)
-                    pending.entries = []
-                await self._update_header(session_id, pending.patch)
+                    await self._append(session_id, pending.entries, pending.patch)
+                else:
+                    await self._update_header(session_id, pending.patch)
             except StoreClosedError:
                 return False
             except PersistenceFailedError:
