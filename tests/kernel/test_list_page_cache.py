@@ -110,6 +110,19 @@ async def test_a_turn_s_header_updates_are_seen_and_its_appends_keep_the_page(
     assert after.sessions == (now,) and now != before.sessions[0] and len(reads) == 1
 
 
+async def test_a_turn_s_opening_commit_moves_the_listed_status_with_it(harness: Harness) -> None:
+    """The header's ``running`` rides on the turn's opening append: a page kept from before
+    the turn is not served once its first event can be read."""
+    session = await harness.session(name="opening")
+    assert [h.status for h in (await listed(harness)).sessions] == ["active"]
+    stream = harness.kernel.start_turn(session.id, "t1", text="/script say hi; hang")
+    await anext(stream)
+    assert [h.status for h in (await listed(harness)).sessions] == ["running"]
+    await harness.kernel.stop_session(session.id, source="stop_button")
+    assert [e async for e in stream][-1].type == "turn_state"
+    assert [h.status for h in (await listed(harness)).sessions] == ["aborted"]
+
+
 async def test_a_read_that_raced_a_write_is_not_served_after_the_write(
     harness: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
